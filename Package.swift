@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "AutoCancel",
+  platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
+  products: [
+    .library(name: "AutoCancel", targets: ["AutoCancel"]),
+    .library(name: "AutoCancelNetworking", targets: ["AutoCancelNetworking"]),
+    .executable(name: "autocancel-demo", targets: ["autocancel-demo"]),
+    .executable(name: "autocancel-bench", targets: ["autocancel-bench"]),
+  ],
+  targets: [
+    // The core: standard library and Dispatch only, no Foundation.
+    .target(name: "AutoCancel"),
+    // URLSession integration.
+    .target(name: "AutoCancelNetworking", dependencies: ["AutoCancel"]),
+    // A tiny HTTP/1.1 server on 127.0.0.1 for the demo and the tests; not a product.
+    .target(name: "LoopbackHTTPServer"),
+    .executableTarget(
+      name: "autocancel-demo",
+      dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
+    ),
+    .executableTarget(name: "autocancel-bench", dependencies: ["AutoCancel"]),
+    .testTarget(name: "AutoCancelTests", dependencies: ["AutoCancel"]),
+    .testTarget(
+      name: "AutoCancelNetworkingTests",
+      dependencies: ["AutoCancelNetworking", "LoopbackHTTPServer"]
+    ),
+    .testTarget(name: "LoopbackHTTPServerTests", dependencies: ["LoopbackHTTPServer"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

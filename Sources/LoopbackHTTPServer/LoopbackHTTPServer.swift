@@ -1,0 +1,1 @@
+// The loopback server lives here.

@@ -1,0 +1,1 @@
+print("AutoCancel bench: coming soon")

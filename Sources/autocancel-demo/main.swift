@@ -1,0 +1,1 @@
+print("AutoCancel demo: coming soon")
