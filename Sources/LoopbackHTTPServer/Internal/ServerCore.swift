@@ -220,15 +220,15 @@ final class ServerCore: @unchecked Sendable {
     return index
   }
 
-  /// Applies `change` to the record at `index` unless it is finished, then wakes the waiters
-  /// whose predicate now holds.
+  /// Applies `change` to the record at `index`, then wakes the waiters whose predicate now
+  /// holds. (Connections stop updating a record once they finish it; updates are not
+  /// filtered here so that a bug sending more bytes would show in the record.)
   func updateRecord(_ index: Int, _ change: (inout RequestRecord) -> Void) {
-    let updated: RequestRecord? = withLock {
-      guard !$0.records[index].isFinished else { return nil }
+    let updated: RequestRecord = withLock {
       change(&$0.records[index])
       return $0.records[index]
     }
-    if let updated { notifyRecordChanged(updated) }
+    notifyRecordChanged(updated)
   }
 
   private func notifyRecordChanged(_ record: RequestRecord) {
