@@ -83,7 +83,9 @@ public final class LoopbackHTTPServer: Sendable {
   /// Idempotent and safe from any thread; every caller returns only after the shutdown is
   /// complete. It blocks briefly (until in-flight socket calls return), so call it from
   /// synchronous code or accept the short block in async code. Afterwards the waits return
-  /// at once: the record or stats if the predicate holds, else `nil`.
+  /// at once: the record or stats if the predicate holds, else `nil`. (Called from one of the
+  /// server's own threads, i.e. from inside a wait predicate, it shuts everything down but
+  /// finishes the joining in the background instead of waiting for itself.)
   ///
   /// ```swift
   /// server.stop()

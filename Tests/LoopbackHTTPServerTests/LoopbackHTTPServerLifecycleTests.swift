@@ -136,6 +136,21 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(await server.waitForConnections(timeout: 30) { $0.open == 1 } == nil)
   }
 
+  @Test func stopFromInsideAWaitPredicateDoesNotDeadlock() async throws {
+    let server = try startedServer()
+    let client = try RawClient(port: server.port)
+    try client.get("/slow?size=100000&chunk=1000&interval_ms=60000&id=stop-inside")
+    let record = await server.waitForRecord(id: "stop-inside") { record in
+      guard record.bytesSent > 0 else { return false }
+      server.stop()  // runs on the connection thread that is sending this response
+      return true
+    }
+    #expect(record != nil)
+    #expect(try client.readsEndOfStream())
+    let stats = await server.waitForConnections { $0.open == 0 }
+    #expect(stats?.accepted == 1)
+  }
+
   @Test func cancellingAWaitReturnsNil() async throws {
     let server = try startedServer()
     defer { server.stop() }

@@ -110,8 +110,20 @@ final class ServerCore: @unchecked Sendable {
         return false
       }
     }
+    if isServerThread {
+      // Called from one of our own threads (say, the last reference to the server was
+      // released inside a wait predicate): waiting here would wait for ourselves.
+      DispatchQueue.global().async { [self] in
+        threads.wait()
+        if wasRunning { resolveWaitersAfterStop() }
+      }
+      return
+    }
     threads.wait()
-    guard wasRunning else { return }
+    if wasRunning { resolveWaitersAfterStop() }
+  }
+
+  private func resolveWaitersAfterStop() {
     let (recordWaiters, statsWaiters, records, latest, stats) = withLock { state in
       state.phase = .stopped
       let taken = (state.recordWaiters, state.statsWaiters)
@@ -132,8 +144,18 @@ final class ServerCore: @unchecked Sendable {
   /// from a client going away.
   var isStopping: Bool { withLock { $0.phase == .stopping || $0.phase == .stopped } }
 
+  private static let threadKey = "LoopbackHTTPServer.core"
+
+  /// Whether the calling thread is one of this server's accept or connection threads.
+  private var isServerThread: Bool {
+    Thread.current.threadDictionary[Self.threadKey] as? UInt
+      == UInt(bitPattern: ObjectIdentifier(self))
+  }
+
   private func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
+    let marker = UInt(bitPattern: ObjectIdentifier(self))
     let thread = Thread { [threads] in
+      Thread.current.threadDictionary[Self.threadKey] = marker
       body()
       threads.leave()
     }
