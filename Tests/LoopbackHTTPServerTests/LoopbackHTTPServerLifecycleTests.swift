@@ -102,8 +102,10 @@ struct LoopbackHTTPServerLifecycleTests {
     var server: LoopbackHTTPServer? = try startedServer()
     let port = try #require(server?.port)
     let client = try RawClient(port: port)
-    try client.get("/bytes?size=1")
-    _ = try client.readResponse()
+    try withExtendedLifetime(server) {
+      try client.get("/bytes?size=1")
+      _ = try client.readResponse()
+    }
     server = nil
     #expect(try client.readsEndOfStream())
     #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
