@@ -18,7 +18,8 @@ import Dispatch
 /// ```
 public struct RequestRecord: Sendable, Equatable {
   /// The request's id: its `id` query parameter, else its `X-Request-ID` header, else a
-  /// generated `"request-N"`. Not necessarily unique if clients reuse ids.
+  /// generated `"request-<connection>-<n>"` (n counts requests on that connection). Not
+  /// necessarily unique if clients reuse ids.
   public var id: String
   /// The serial number (1, 2, ...) of the TCP connection that carried the request; equal
   /// numbers mean the connection was reused (keep-alive).
