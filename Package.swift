@@ -17,10 +17,12 @@ let package = Package(
     .target(name: "AutoCancelNetworking", dependencies: ["AutoCancel"]),
     // A tiny HTTP/1.1 server on 127.0.0.1 for the demo and the tests; not a product.
     .target(name: "LoopbackHTTPServer"),
-    .executableTarget(
-      name: "autocancel-demo",
+    // The demo's scenario, measurement and report, shared by the executable and its test.
+    .target(
+      name: "DemoScenario",
       dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
     ),
+    .executableTarget(name: "autocancel-demo", dependencies: ["DemoScenario"]),
     .executableTarget(name: "autocancel-bench", dependencies: ["AutoCancel"]),
     .testTarget(name: "AutoCancelTests", dependencies: ["AutoCancel"]),
     .testTarget(
@@ -28,6 +30,7 @@ let package = Package(
       dependencies: ["AutoCancelNetworking", "LoopbackHTTPServer"]
     ),
     .testTarget(name: "LoopbackHTTPServerTests", dependencies: ["LoopbackHTTPServer"]),
+    .testTarget(name: "DemoScenarioTests", dependencies: ["DemoScenario", "LoopbackHTTPServer"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,140 @@
+import Dispatch
+import Foundation
+import LoopbackHTTPServer
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Runs a ``ScenarioPlan`` against a fresh loopback server, once per ``BindingMode``.
+///
+/// Each run gets its own server and URLSession, so runs do not see each other's requests or
+/// connections. A run is over when every request has ended at the app and every connection
+/// to the server has closed: then the server's records are final.
+///
+/// ```swift
+/// let runner = ScenarioRunner(plan: .random(screens: 8, requestsPerScreen: 4, seed: 1))
+/// let result = try await runner.run(.withAutoCancel)
+/// print(RunMeasurement(result).wastedBytes)
+/// ```
+package struct ScenarioRunner: Sendable {
+  /// The plan every run follows.
+  package var plan: ScenarioPlan
+
+  package init(plan: ScenarioPlan) {
+    self.plan = plan
+  }
+
+  /// Runs the plan once in `mode` and returns what happened; `progress` is called about ten
+  /// times a second from one task, and a last time with `isFinished` set.
+  ///
+  /// - Throws: `LoopbackHTTPServerError` if the server cannot start.
+  package func run(
+    _ mode: BindingMode, progress: (@Sendable (RunProgress) -> Void)? = nil
+  ) async throws -> RunResult {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    let session = Self.makeSession()
+    defer { session.invalidateAndCancel() }
+    let state = RunState()
+    let exits = Locked<[ScreenExit]>([])
+    let clock = ContinuousClock()
+    let start = clock.now
+    let snapshot: @Sendable (Bool) -> RunProgress = { [plan] finished in
+      let counts = state.counts
+      return RunProgress(
+        mode: mode, elapsedSeconds: Self.seconds(clock.now - start),
+        screensLeft: counts.screensLeft, screens: plan.screens.count,
+        requestsEnded: counts.ended, requests: plan.requestCount,
+        bytesSent: server.records.reduce(0) { $0 + $1.bytesSent }, isFinished: finished)
+    }
+    let ticker = progress.map { report in
+      Task {
+        while !Task.isCancelled {
+          report(snapshot(false))
+          try? await Task.sleep(for: .milliseconds(100))
+        }
+      }
+    }
+
+    await withTaskGroup(of: Void.self) { group in
+      for person in 0..<plan.people {
+        group.addTask { [plan] in
+          try? await Task.sleep(for: .milliseconds(person * plan.personStaggerMilliseconds))
+          for screen in plan.screens(of: person) {
+            let exit = await Self.visit(
+              screen, mode: mode, session: session, server: server, state: state)
+            exits.withLock { $0.append(exit) }
+            state.screenLeft()
+          }
+        }
+      }
+    }
+    // Settle: every completion handler has run, then every connection has closed (requests
+    // carry `Connection: close`), so no request can still reach the server or change.
+    await state.waitUntilEnded(Set(plan.requests.map(\.id)))
+    _ = await server.waitForConnections(timeout: 60) { $0.open == 0 }
+    let durationSeconds = Self.seconds(clock.now - start)
+
+    ticker?.cancel()
+    await ticker?.value
+    progress?(snapshot(true))
+    let counts = state.counts
+    return RunResult(
+      mode: mode, plan: plan, startedRequestIDs: state.startedIDs,
+      exits: exits.withLock { $0 }, records: server.records,
+      responsesAfterScreenLeft: counts.deliveredAfterScreenLeft,
+      requestsFailed: counts.endedWithError,
+      durationSeconds: durationSeconds)
+  }
+
+  /// One person on one screen: opens it, stays (for a while or until loaded), leaves.
+  private static func visit(
+    _ plan: ScreenPlan, mode: BindingMode, session: URLSession, server: LoopbackHTTPServer,
+    state: RunState
+  ) async -> ScreenExit {
+    let openedAt = ContinuousClock.now
+    let screen = Screen(plan: plan)
+    state.screenOpened()
+    screen.open(mode, session: session, server: server, state: state)
+    switch plan.departure {
+    case .leaveAfter(let milliseconds):
+      try? await Task.sleep(until: openedAt + .milliseconds(milliseconds), clock: .continuous)
+    case .stayUntilLoaded:
+      await state.waitUntilEnded(Set(plan.requests.map(\.id)))
+    }
+    // Leaving: note what the server has done so far, then drop the last reference to the
+    // screen. With AutoCancel its bag ends right here and cancels what is still in flight.
+    var bytesSentAtExit: [String: Int] = [:]
+    var finishedAtExit: Set<String> = []
+    for request in plan.requests {
+      guard let record = server.record(id: request.id) else { continue }
+      bytesSentAtExit[request.id] = record.bytesSent
+      if record.isFinished { finishedAtExit.insert(request.id) }
+    }
+    let exitAt = DispatchTime.now()
+    withExtendedLifetime(screen) {}
+    return ScreenExit(
+      screenID: plan.id, requestIDs: plan.requests.map(\.id), exitAt: exitAt,
+      bytesSentAtExit: bytesSentAtExit, finishedAtExit: finishedAtExit)
+  }
+
+  /// No URL cache: nothing here is cacheable, and on Linux a cache makes cancelling unsafe
+  /// (see issue 3). `Connection: close`: a connection per request, so when every request
+  /// has ended every connection closes, which tells the run the server's records are final
+  /// (URLSession on Linux keeps idle keep-alive connections open, even after invalidation).
+  private static func makeSession() -> URLSession {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    configuration.httpMaximumConnectionsPerHost = 1024
+    configuration.httpAdditionalHeaders = ["Connection": "close"]
+    configuration.timeoutIntervalForRequest = 60
+    return URLSession(configuration: configuration)
+  }
+
+  private static func seconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,38 @@
+import DemoScenario
+import Testing
+
+@Suite("The demo's options parse flags and name the one they reject")
+struct DemoOptionsTests {
+  @Test func noArgumentsGiveTheDefaults() throws {
+    let options = try DemoOptions(arguments: [])
+    #expect(options == DemoOptions())
+  }
+
+  @Test func flagsTakeValuesSeparatelyOrAfterAnEqualsSign() throws {
+    let options = try DemoOptions(
+      arguments: ["--screens", "8", "--requests-per-screen=3", "--seed", "99", "--json"])
+    #expect(options.screens == 8)
+    #expect(options.requestsPerScreen == 3)
+    #expect(options.seed == 99)
+    #expect(options.json)
+    let help = try DemoOptions(arguments: ["-h"])
+    #expect(help.help)
+  }
+
+  @Test(
+    arguments: [
+      (["--screens", "0"], "--screens"),
+      (["--screens", "ten"], "--screens"),
+      (["--requests-per-screen"], "--requests-per-screen"),
+      (["--seed=-1"], "--seed"),
+      (["--json=yes"], "--json"),
+      (["--fast"], "--fast"),
+    ])
+  func aBadArgumentIsNamedInTheError(arguments: [String], named flag: String) {
+    #expect {
+      _ = try DemoOptions(arguments: arguments)
+    } throws: { error in
+      (error as? DemoOptionsError)?.message.contains(flag) == true
+    }
+  }
+}

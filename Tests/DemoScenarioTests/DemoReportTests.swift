@@ -1,0 +1,35 @@
+import DemoScenario
+import Foundation
+import Testing
+
+@Suite("The demo's report puts both runs side by side, as a table or as JSON")
+struct DemoReportTests {
+  static let report = DemoReport(
+    plan: RunMeasurementTests.result.plan, seed: 5,
+    without: RunMeasurement(RunMeasurementTests.result),
+    with: RunMeasurement(RunMeasurementTests.result))
+
+  @Test func jsonHasBothRunsWithWasteBytesAndExitToDisconnectPercentiles() throws {
+    let text = Self.report.json()
+    #expect(!text.contains("\n"))
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    #expect(object["seed"] as? Int == 5)
+    for run in ["without", "with"] {
+      let measured = try #require(object[run] as? [String: Any])
+      #expect(measured["wasted_bytes"] as? Int == 970)
+      #expect(measured["bytes_sent"] as? Int == 2_370)
+      let latency = try #require(measured["exit_to_disconnect_ms"] as? [String: Any])
+      #expect(latency["p50"] as? Double == 4)
+      #expect(latency["p99"] as? Double == 200)
+    }
+  }
+
+  @Test func theTableHasARowPerMeasureAndAColumnPerRun() {
+    let table = Self.report.table()
+    #expect(table.contains("without binding"))
+    #expect(table.contains("with AutoCancel"))
+    #expect(table.contains("wasted: sent after its screen left"))
+    #expect(table.contains("970 B"))
+  }
+}

@@ -1,0 +1,75 @@
+import DemoScenario
+import LoopbackHTTPServer
+import Testing
+
+@Suite(
+  "The demo's scenario, run small, shows AutoCancel stopping what the server sends for gone screens",
+  .timeLimit(.minutes(1)))
+struct ScenarioRunnerTests {
+  /// Two people: one leaves a screen 300 ms in, while its 3 MB download (about 1.9 s at the
+  /// server's pace) and a feed whose server thinks for 1.5 s are in flight; the other stays
+  /// on a small screen until it has loaded.
+  static let plan = ScenarioPlan(
+    screens: [
+      ScreenPlan(
+        id: "left", person: 0,
+        requests: [
+          RequestPlan(id: "left-feed", kind: .feed, bodyBytes: 10_000, delayMilliseconds: 1_500),
+          RequestPlan(id: "left-download", kind: .download, bodyBytes: 3_000_000),
+        ],
+        departure: .leaveAfter(milliseconds: 300)),
+      ScreenPlan(
+        id: "stayed", person: 1,
+        requests: [
+          RequestPlan(id: "stayed-feed", kind: .feed, bodyBytes: 4_000, delayMilliseconds: 20),
+          RequestPlan(id: "stayed-image", kind: .image, bodyBytes: 64_000),
+        ],
+        departure: .stayUntilLoaded),
+    ],
+    people: 2)
+
+  @Test func bothRunsStartTheSameRequestsAndBindingWastesFarLess() async throws {
+    let runner = ScenarioRunner(plan: Self.plan)
+    let withoutResult = try await runner.run(.withoutBinding)
+    let withResult = try await runner.run(.withAutoCancel)
+    let planned = Self.plan.requests.map(\.id)
+    #expect(withoutResult.startedRequestIDs.sorted() == planned.sorted())
+    #expect(withResult.startedRequestIDs.sorted() == planned.sorted())
+
+    let without = RunMeasurement(withoutResult)
+    let with = RunMeasurement(withResult)
+    // Without binding the server sends everything, most of the download after the exit.
+    #expect(without.requestsCompleted == planned.count)
+    #expect(without.requestsCancelled == 0)
+    #expect(without.bytesSent == Self.plan.plannedBytes)
+    #expect(without.wastedBytes > 1_000_000)
+    #expect(without.responsesAfterScreenLeft == 2)
+    // With AutoCancel, the screen that stayed loads the same; the other's requests are cut.
+    #expect(with.wastedBytes * 4 < without.wastedBytes)
+    #expect(with.bytesSent < without.bytesSent)
+    #expect(with.responsesAfterScreenLeft == 0)
+    for id in ["stayed-feed", "stayed-image"] {
+      #expect(withResult.records.first { $0.id == id }?.completed == true)
+    }
+    for id in ["left-feed", "left-download"] {
+      // Cancelled on the wire, or cancelled before it was even sent.
+      let record = withResult.records.first { $0.id == id }
+      #expect(
+        record == nil || record?.clientWentAway == true, "\(id): \(String(describing: record))")
+    }
+  }
+
+  @Test func theRunAccountsForEveryRecordTheServerKept() async throws {
+    let result = try await ScenarioRunner(plan: Self.plan).run(.withAutoCancel)
+    let measurement = RunMeasurement(result)
+    #expect(result.records.allSatisfy { $0.isFinished })
+    #expect(measurement.bytesSent == result.records.reduce(0) { $0 + $1.bytesSent })
+    #expect(
+      measurement.requestsSeenByServer + measurement.requestsNeverSent
+        == measurement.requestsStarted)
+    #expect(
+      measurement.requestsCompleted + measurement.requestsCancelled
+        == measurement.requestsSeenByServer)
+    #expect(result.exits.map(\.screenID).sorted() == ["left", "stayed"])
+  }
+}
