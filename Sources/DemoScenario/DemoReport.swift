@@ -30,13 +30,13 @@ package struct DemoReport: Sendable {
 
   /// The human-readable report: a table, then what it means in two lines.
   package func table() -> String {
-    let requestsPerScreen = plan.screens.first?.requests.count ?? 0
+    let intro =
+      "AutoCancel demo: \(plan.people) people open \(plan.screens.count) screens, each "
+      + "loading \(contents), and leave \(screensLeftEarly) of them before everything has "
+      + "loaded (seed \(seed)). The same scenario runs twice; every number is measured at "
+      + "the server."
     var lines = [
-      "AutoCancel demo: \(plan.people) people open \(plan.screens.count) screens "
-        + "(\(requestsPerScreen) requests each: feed, images, download) and leave "
-        + "\(screensLeftEarly) of them early. Seed \(seed).",
-      "The same scenario runs twice; every number is measured at the server.",
-      "",
+      intro.wrapped(width: Self.width), "",
       row("", BindingMode.withoutBinding.title, BindingMode.withAutoCancel.title),
     ]
     func add(_ label: String, _ value: (RunMeasurement) -> String) {
@@ -57,15 +57,15 @@ package struct DemoReport: Sendable {
     }
     add("app: responses delivered to gone screens") { "\($0.responsesAfterScreenLeft)" }
     add("run time") { Format.seconds($0.durationSeconds) }
-    lines.append("")
-    lines.append(
+    let meaning =
       "Without binding, requests outlive their screens: the server sent "
-        + "\(Format.bytes(without.wastedBytes)) (\(Format.percent(without.wastedBytes, of: without.bytesSent)) "
-        + "of all it sent) for screens already gone.")
-    lines.append(
-      "With AutoCancel, a screen going away cancels its requests: the server saw them end "
-        + "within \(Format.milliseconds(with.exitToServerEnd.p99)) (p99) and sent "
-        + "\(Format.bytes(with.wastedBytes)) after screens left.")
+      + "\(Format.bytes(without.wastedBytes)) "
+      + "(\(Format.percent(without.wastedBytes, of: without.bytesSent)) of all it sent) for "
+      + "screens already gone. With AutoCancel, a screen going away cancels its requests: the "
+      + "server saw them end within \(Format.milliseconds(with.exitToServerEnd.p99)) (p99) "
+      + "and sent \(Format.bytes(with.wastedBytes)) after screens had left."
+    lines.append("")
+    lines.append(meaning.wrapped(width: Self.width))
     return lines.joined(separator: "\n")
   }
 
@@ -82,6 +82,21 @@ package struct DemoReport: Sendable {
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// The table's width in columns.
+  private static let width = 74
+
+  /// What one screen loads, e.g. "a feed, 4 images and a download".
+  private var contents: String {
+    let kinds = plan.screens.first?.requests.map(\.kind) ?? []
+    let images = kinds.filter { $0 == .image }.count
+    var parts: [String] = []
+    if kinds.contains(.feed) { parts.append("a feed") }
+    if images > 0 { parts.append(images == 1 ? "an image" : "\(images) images") }
+    if kinds.contains(.download) { parts.append("a download") }
+    guard let last = parts.popLast() else { return "nothing" }
+    return parts.isEmpty ? last : parts.joined(separator: ", ") + " and " + last
   }
 
   private func row(_ label: String, _ left: String, _ right: String) -> String {

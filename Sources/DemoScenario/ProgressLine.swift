@@ -37,11 +37,12 @@ package final class ProgressLine: Sendable {
 
   /// The text of one progress line.
   package static func describe(_ progress: RunProgress) -> String {
-    let title = progress.mode.title.padded(to: 15)
-    let state = progress.isFinished ? "done" : "running"
-    return "\(title) \(state) \(Format.seconds(progress.elapsedSeconds)): "
-      + "screens left \(progress.screensLeft)/\(progress.screens), "
-      + "requests ended \(progress.requestsEnded)/\(progress.requests), "
-      + "server sent \(Format.bytes(progress.bytesSent))"
+    // At most about 80 columns, so a redrawn line never wraps on a default terminal.
+    let title = progress.mode.title.padded(to: 16)
+    let elapsed = Format.seconds(progress.elapsedSeconds).padded(to: 7, leading: true)
+    let suffix = progress.isFinished ? "  done" : ""
+    return "\(title)\(elapsed)  screens left \(progress.screensLeft)/\(progress.screens)  "
+      + "requests done \(progress.requestsEnded)/\(progress.requests)  "
+      + "sent \(Format.bytes(progress.bytesSent))\(suffix)"
   }
 }
