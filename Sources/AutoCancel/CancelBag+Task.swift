@@ -36,6 +36,7 @@ extension CancelBag {
     let registration = core.add(cancellation, label: label, key: key.map { BagKey($0) })
     let task = Task(priority: priority) {
       defer { registration.finish() }
+      cancellation.cancelCurrentTaskIfCancelled()
       return try await TaskCancellation.$current.withValue(cancellation) {
         try await operation()
       }
@@ -65,6 +66,7 @@ extension CancelBag {
     let registration = core.add(cancellation, label: label, key: key.map { BagKey($0) })
     let task = Task(priority: priority) {
       defer { registration.finish() }
+      cancellation.cancelCurrentTaskIfCancelled()
       return await TaskCancellation.$current.withValue(cancellation) {
         await operation()
       }
