@@ -67,6 +67,7 @@ extension CancelBag {
     let registration = core.add(cancellation, details: .make(label: label, key: key))
     let task = Task(priority: priority) {
       defer { registration.finish() }
+      cancellation.cancelCurrentTaskIfCancelled()
       return try await TaskCancellation.$current.withValue(cancellation) {
         try await operation()
       }
@@ -84,6 +85,7 @@ extension CancelBag {
     let registration = core.add(cancellation, details: .make(label: label, key: key))
     let task = Task(priority: priority) {
       defer { registration.finish() }
+      cancellation.cancelCurrentTaskIfCancelled()
       return await TaskCancellation.$current.withValue(cancellation) {
         await operation()
       }
