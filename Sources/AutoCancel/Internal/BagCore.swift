@@ -22,7 +22,8 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     var details: ItemDetails?
     if label != nil || key != nil {
       if key != nil { flags.insert(.keyed) }
-      details = ItemDetails(label: label, key: key, addedAt: DispatchTime.now().uptimeNanoseconds)
+      details = ItemDetails(
+        label: label, key: key, addedAt: DispatchTime.now().uptimeNanoseconds)
     }
     let outcome: AddOutcome = withLock { state in
       if let reason = state.endReason { return .rejected(reason) }
@@ -54,7 +55,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
   /// The work of `ticket` is done: forget it without cancelling. No-op if it already ended.
   func finish(_ ticket: Ticket) {
     guard let (removed, observers) = remove(ticket) else { return }
-    if removed.flags.contains(.finishAware) { (removed.work as? any FinishAware)?.didFinish() }
+    removed.details?.timer?.cancel()
     notify(observers, .finished, removed)
   }
 
@@ -130,6 +131,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
   private func finishCancelling(
     _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]
   ) {
+    removed.details?.timer?.cancel()
     removed.work.cancel(reason: reason)
     notify(observers, .cancelled(reason), removed)
   }
@@ -144,6 +146,13 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       return true
     }
     if !accepted { membership.finish() }
+  }
+
+  /// Gives one item a timer to stop when the item ends, replacing an earlier one.
+  func setTimer(_ timer: StoredWork, for ticket: Ticket) {
+    let now = DispatchTime.now().uptimeNanoseconds
+    let stale = withLock { $0.setTimer(timer, for: ticket, now: now) }
+    stale?.cancel()
   }
 
   /// Installs the timer of the bag's deadline, replacing (and cancelling) an earlier one.
@@ -212,9 +221,4 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       .map { CancelBagItem(work: $0.0, sequence: $0.1, details: $0.2, now: now) }
       .sorted { $0.id < $1.id }
   }
-}
-
-/// Work that must hear that it finished normally (it holds a timer to stop).
-protocol FinishAware: AnyObject {
-  func didFinish()
 }

@@ -25,10 +25,7 @@ struct ItemFlags: OptionSet, Sendable {
   static let detailed = ItemFlags(rawValue: 1 << 1)
   /// A link to a child or linked bag: not work in flight, survives `cancelAll`.
   static let link = ItemFlags(rawValue: 1 << 2)
-  /// Wants to hear that it finished (it holds a timer to stop).
-  static let finishAware = ItemFlags(rawValue: 1 << 3)
-
-  static let bitCount: UInt64 = 4
+  static let bitCount: UInt64 = 3
 }
 
 /// One entry of the bag's table: 24 bytes.
@@ -62,11 +59,13 @@ struct BagKey: Hashable, @unchecked Sendable {
   }
 }
 
-/// Label, key and age of an item that asked for them.
+/// Label, key, age and timeout of an item that asked for them.
 struct ItemDetails: Sendable {
   var label: String?
   var key: BagKey?
   var addedAt: UInt64
+  /// The timer of the item's timeout, stopped when the item ends.
+  var timer: StoredWork?
 }
 
 /// A registration taken out of the table under the lock, to be acted on after it.
@@ -174,6 +173,19 @@ struct BagState: Sendable {
     }
     return RemovedItem(
       work: slot.work!, sequence: ticket.sequence, flags: flags, details: removedDetails)
+  }
+
+  /// Gives the item of `ticket` a timer to stop when it ends; returns the timer it replaces,
+  /// or, if the item already ended, the new timer itself (to cancel at once).
+  mutating func setTimer(_ timer: StoredWork, for ticket: Ticket, now: UInt64) -> StoredWork? {
+    guard contains(ticket) else { return timer }
+    let index = Int(ticket.index)
+    slots[index].tag |= ItemFlags.detailed.rawValue
+    var itemDetails = details[ticket.sequence] ?? ItemDetails(addedAt: now)
+    let previous = itemDetails.timer
+    itemDetails.timer = timer
+    details[ticket.sequence] = itemDetails
+    return previous
   }
 
   /// Takes every item out, or every item but the links, oldest first.
