@@ -1,6 +1,6 @@
 /// Something that happened to a piece of work in a bag: registered, finished or cancelled.
 ///
-/// Delivered to the handlers of `CancelBag.observe(_:)`, synchronously, on the thread that
+/// Delivered to the handlers of ``CancelBag/observe(_:)``, synchronously, on the thread that
 /// caused the event, never under the bag's lock.
 ///
 /// ```swift
