@@ -134,7 +134,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   ///
   /// For "the page was left", "the tab was switched": the owner stays, its work goes. Work
   /// is cancelled oldest first, on the calling thread, before this returns. Child bags
-  /// (``init(parent:label:)``) cancel their work too and stay usable; linked bags are not
+  /// (``CancelBag/init(parent:label:)``) cancel their work too and stay usable; linked bags are not
   /// affected. Work added during or after the call is kept. Idempotent.
   ///
   /// ```swift
