@@ -56,32 +56,41 @@ private final class Ledger: Sendable {
 /// Work whose every cancel and whose release go to the ledger.
 ///
 /// The bag is the only owner of a `StressWork`: a `finish()` that takes effect releases it
-/// inside that call, on that thread; a cancel always comes before the release.
+/// inside that call, on that thread; a cancel always comes before the release. Some items
+/// call back into a bag from `cancel()` (`onCancel`), as real work does.
 private final class StressWork: AutoCancellable, Sendable {
   let id: Int
   let ledger: Ledger
+  let onCancel: (@Sendable () -> Void)?
 
-  init(id: Int, ledger: Ledger) {
+  init(id: Int, ledger: Ledger, onCancel: (@Sendable () -> Void)? = nil) {
     self.id = id
     self.ledger = ledger
+    self.onCancel = onCancel
   }
 
-  func cancel() { ledger.cancelled(id) }
+  func cancel() {
+    ledger.cancelled(id)
+    onCancel?()
+  }
 
   deinit { ledger.released(id, byFinish: FinishingItem.id == id) }
+}
+
+/// Finishes `item`, marking the thread so that the item's release can tell it was this call.
+private func finish(_ item: (id: Int, registration: CancelRegistration), ledger: Ledger) {
+  ledger.requestFinish(item.id)
+  FinishingItem.$id.withValue(item.id) { item.registration.finish() }
 }
 
 @Suite("A CancelBag under concurrent stress", .serialized, .timeLimit(.minutes(1)))
 struct CancelBagStressTests {
   static let threads = 4
-  static let stepsPerThread = StressScale.underThreadSanitizer ? 1_500 : 4_000
+  static let stepsPerThread = StressScale.underThreadSanitizer ? 2_000 : 5_000
   static let bagCount = 3
   static let poolSize = 64
 
-  private struct Registered {
-    var id: Int
-    var registration: CancelRegistration
-  }
+  private typealias Registered = (id: Int, registration: CancelRegistration)
 
   @Test(
     "ends every item exactly once while threads add, finish, cancel, cancel all and drop bags",
@@ -95,16 +104,16 @@ struct CancelBagStressTests {
 
     DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
       var random = SplitMix64(seed: seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15)
-      var mine: [Registered] = []
-      mine.reserveCapacity(Self.stepsPerThread)
+      var all: [Registered] = []
+      var recent: [Registered] = []
 
       func pick() -> Registered? {
-        if random.next() % 4 == 0 {
+        if random.next() % 3 == 0 {
           return pool.withLock { pool in
             pool.isEmpty ? nil : pool[Int(random.next() % UInt64(pool.count))]
           }
         }
-        return mine.isEmpty ? nil : mine[Int(random.next() % UInt64(mine.count))]
+        return recent.isEmpty ? nil : recent[Int(random.next() % UInt64(recent.count))]
       }
       func someBag() -> CancelBag {
         bags.withLock { $0[Int(random.next() % UInt64(Self.bagCount))] }
@@ -115,10 +124,17 @@ struct CancelBagStressTests {
         switch roll {
         case 0..<40:
           let id = ledger.newItem()
-          let key: Int? = roll < 6 ? Int(random.next() % 4) : nil
-          let registration = someBag().add(StressWork(id: id, ledger: ledger), key: key)
-          let registered = Registered(id: id, registration: registration)
-          mine.append(registered)
+          let key: Int? = roll < 4 ? Int(random.next() % 4) : nil
+          // One item in eight finishes another item from inside its cancel().
+          var onCancel: (@Sendable () -> Void)?
+          if roll % 8 == 0, let victim = pick() {
+            onCancel = { finish(victim, ledger: ledger) }
+          }
+          let work = StressWork(id: id, ledger: ledger, onCancel: onCancel)
+          let registered = (id, someBag().add(work, key: key))
+          all.append(registered)
+          recent.append(registered)
+          if recent.count > 16 { recent.removeFirst() }
           pool.withLock { pool in
             if pool.count < Self.poolSize {
               pool.append(registered)
@@ -126,15 +142,13 @@ struct CancelBagStressTests {
               pool[Int(random.next() % UInt64(Self.poolSize))] = registered
             }
           }
-        case 40..<65:
-          guard let item = pick() else { continue }
-          ledger.requestFinish(item.id)
-          FinishingItem.$id.withValue(item.id) { item.registration.finish() }
-        case 65..<78:
+        case 40..<80:
+          if let item = pick() { finish(item, ledger: ledger) }
+        case 80..<88:
           pick()?.registration.cancel(reason: .custom("single"))
-        case 78..<88:
+        case 88..<91:
           someBag().cancelAll(reason: .custom("all"))
-        case 88..<93:
+        case 91..<93:
           // Drop a bag: its deinit runs on whichever thread lets go of it last.
           let index = Int(random.next() % UInt64(Self.bagCount))
           let dropped = bags.withLock { bags in
@@ -142,14 +156,14 @@ struct CancelBagStressTests {
             return bags[index]
           }
           _ = dropped
-        case 93..<96:
+        case 93..<94:
           someBag().end(reason: .custom("ended"))
         default:
           _ = someBag().count
           _ = pick()?.registration.isActive
         }
       }
-      everything.withLock { $0.append(contentsOf: mine) }
+      everything.withLock { $0.append(contentsOf: all) }
     }
 
     // The round is over: let every bag go, which ends it.
