@@ -3,7 +3,7 @@ import Dispatch
 /// A class whose work is cancelled when it goes away: it stores a ``CancelBag``.
 ///
 /// Conforming takes one stored property; in return the owner gets the one-liner
-/// ``autoCancel(_:key:label:)-(Work,_,_)``, the Swift form of the Objective-C
+/// ``autoCancel(_:key:label:)-3ttkj``, the Swift form of the Objective-C
 /// `autoCancelRequestOnDealloc:`, and task launchers bound to its lifetime.
 ///
 /// ```swift
