@@ -29,6 +29,9 @@ private final class Ledger: Sendable {
     var cancels = 0
     var released = false
     var releasedByFinish = false
+    /// What the bag's observers heard: `.finished` and `.cancelled` events of this item.
+    var finishedEvents = 0
+    var cancelledEvents = 0
   }
 
   private let entries = Protected<[Entry]>([])
@@ -48,6 +51,25 @@ private final class Ledger: Sendable {
       entries[id].released = true
       entries[id].releasedByFinish = byFinish
     }
+  }
+
+  /// Records an event of the bag's observer; items are labelled with their ledger id.
+  func heard(_ event: CancelBagEvent) {
+    guard let label = event.item.label, let id = Int(label) else { return }
+    entries.withLock { entries in
+      switch event.kind {
+      case .registered: break
+      case .finished: entries[id].finishedEvents += 1
+      case .cancelled: entries[id].cancelledEvents += 1
+      }
+    }
+  }
+
+  /// A new bag whose observer reports to this ledger.
+  func makeBag() -> CancelBag {
+    let bag = CancelBag()
+    bag.observe { [self] event in heard(event) }
+    return bag
   }
 
   var all: [Entry] { entries.current }
@@ -93,12 +115,12 @@ struct CancelBagStressTests {
   private typealias Registered = (id: Int, registration: CancelRegistration)
 
   @Test(
-    "ends every item exactly once while threads add, finish, cancel, cancel all and drop bags",
+    "ends every item exactly once, as observers also see, while threads add, finish, cancel, cancel all and drop bags",
     arguments: StressSeeds.all)
   func exactlyOnceUnderStress(seed: UInt64) {
     print("CancelBagStressTests seed: 0x\(String(seed, radix: 16)) (replay: AUTOCANCEL_SEED)")
     let ledger = Ledger()
-    let bags = Protected<[CancelBag]>((0..<Self.bagCount).map { _ in CancelBag() })
+    let bags = Protected<[CancelBag]>((0..<Self.bagCount).map { _ in ledger.makeBag() })
     let pool = Protected<[Registered]>([])
     let everything = Protected<[Registered]>([])
 
@@ -131,7 +153,7 @@ struct CancelBagStressTests {
             onCancel = { finish(victim, ledger: ledger) }
           }
           let work = StressWork(id: id, ledger: ledger, onCancel: onCancel)
-          let registered = (id, someBag().add(work, key: key))
+          let registered = (id, someBag().add(work, key: key, label: String(id)))
           all.append(registered)
           recent.append(registered)
           if recent.count > 16 { recent.removeFirst() }
@@ -152,7 +174,7 @@ struct CancelBagStressTests {
           // Drop a bag: its deinit runs on whichever thread lets go of it last.
           let index = Int(random.next() % UInt64(Self.bagCount))
           let dropped = bags.withLock { bags in
-            defer { bags[index] = CancelBag() }
+            defer { bags[index] = ledger.makeBag() }
             return bags[index]
           }
           _ = dropped
@@ -181,6 +203,18 @@ struct CancelBagStressTests {
       if finished && entry.cancels > 0 { problems.append("item \(id) finished and cancelled") }
       if !finished && !cancelled { problems.append("item \(id) neither finished nor cancelled") }
       if finished && !entry.finishRequested { problems.append("item \(id) finished by itself") }
+      // The observers agree: one event at most (none when added to a bag that had ended),
+      // and of the kind the item itself saw.
+      if entry.finishedEvents + entry.cancelledEvents > 1 {
+        problems.append(
+          "item \(id) reported ended \(entry.finishedEvents + entry.cancelledEvents) times")
+      }
+      if (entry.finishedEvents == 1) != finished {
+        problems.append("item \(id): observers and the item disagree on whether it finished")
+      }
+      if entry.cancelledEvents == 1 && !cancelled {
+        problems.append("item \(id) reported cancelled but was not")
+      }
     }
     if registrations.contains(where: \.registration.isActive) {
       problems.append("a registration is still active after every bag ended")
