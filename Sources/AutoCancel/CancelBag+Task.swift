@@ -1,0 +1,94 @@
+/// Launching Swift tasks bound to a bag.
+extension CancelBag {
+  /// Starts a task bound to the bag: cancelled when the bag ends, gone from it when it ends.
+  ///
+  /// The task is registered before it starts and leaves the bag as its operation returns,
+  /// before anyone awaiting its value resumes. The operation inherits the caller's actor, as
+  /// with `Task { }`; it may read ``CancellationReason/current`` once cancelled.
+  ///
+  /// Unlike `Task { }`, `self` must be written out in the operation: a task that captures its
+  /// owner strongly keeps the owner, and so the bag, alive until the task ends, and nothing
+  /// is cancelled when the screen goes away. Capture `[weak self]`:
+  ///
+  /// ```swift
+  /// cancelBag.task(key: "search") { [weak self] in
+  ///   let results = try await api.search(query)
+  ///   self?.show(results)
+  /// }
+  /// ```
+  ///
+  /// If the bag has ended, the task starts already cancelled.
+  ///
+  /// - Parameters:
+  ///   - key: Latest wins: a task already in the bag under an equal key is cancelled.
+  ///   - label: A name shown in snapshots and events.
+  ///   - priority: The task's priority.
+  ///   - operation: The work.
+  /// - Returns: The task, to await or cancel.
+  @discardableResult
+  public func task<Success: Sendable>(
+    key: (any Hashable & Sendable)? = nil,
+    label: String? = nil,
+    priority: TaskPriority? = nil,
+    @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
+  ) -> Task<Success, any Error> {
+    launch(key: key, label: label, priority: priority, operation).task
+  }
+
+  /// Starts a non-throwing task bound to the bag.
+  ///
+  /// The same as the throwing form: registered before it starts, cancelled when the bag ends,
+  /// gone from the bag when it returns.
+  ///
+  /// ```swift
+  /// cancelBag.task { [weak self] in
+  ///   for await value in updates { self?.apply(value) }
+  /// }
+  /// ```
+  @discardableResult
+  public func task<Success: Sendable>(
+    key: (any Hashable & Sendable)? = nil,
+    label: String? = nil,
+    priority: TaskPriority? = nil,
+    @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
+  ) -> Task<Success, Never> {
+    launch(key: key, label: label, priority: priority, operation).task
+  }
+
+  /// Registers a task's cancellation, starts the task, and hands the task over.
+  ///
+  /// The registration comes first so that the task can finish it; a cancel that arrives
+  /// before the task exists is kept by `TaskCancellation` and applied by `attach`.
+  func launch<Success: Sendable>(
+    key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
+    _ operation: sending @escaping @isolated(any) () async throws -> Success
+  ) -> (task: Task<Success, any Error>, registration: CancelRegistration) {
+    let cancellation = TaskCancellation()
+    let registration = core.add(cancellation, label: label, key: key.map { BagKey($0) })
+    let task = Task(priority: priority) {
+      defer { registration.finish() }
+      return try await TaskCancellation.$current.withValue(cancellation) {
+        try await operation()
+      }
+    }
+    cancellation.attach(task)
+    return (task, registration)
+  }
+
+  /// The non-throwing form of `launch`.
+  func launch<Success: Sendable>(
+    key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
+    _ operation: sending @escaping @isolated(any) () async -> Success
+  ) -> (task: Task<Success, Never>, registration: CancelRegistration) {
+    let cancellation = TaskCancellation()
+    let registration = core.add(cancellation, label: label, key: key.map { BagKey($0) })
+    let task = Task(priority: priority) {
+      defer { registration.finish() }
+      return await TaskCancellation.$current.withValue(cancellation) {
+        await operation()
+      }
+    }
+    cancellation.attach(task)
+    return (task, registration)
+  }
+}

@@ -1,0 +1,193 @@
+import Dispatch
+
+/// Holds an owner's work in flight, and cancels it when the owner goes away.
+///
+/// An owner (a screen, a view model, a download manager) stores one bag and adds the work
+/// it starts. When the owner is deallocated, the bag's `deinit` cancels everything still in
+/// flight, with reason ``CancellationReason/ownerGone``. Work that completes normally leaves
+/// the bag in O(1), so a bag that lives as long as the app stays as small as its work in
+/// flight.
+///
+/// ```swift
+/// final class FeedViewModel {
+///   let cancelBag = CancelBag()
+///
+///   func reload() {
+///     cancelBag.task { [weak self] in
+///       let feed = try await api.feed()
+///       await self?.show(feed)
+///     }
+///   }
+/// }
+/// ```
+///
+/// ## Contract
+///
+/// - Thread-safe: every method may be called from any thread, at any time, concurrently.
+/// - A bag never retains its owner, and nothing it hands out (registrations, tasks) retains
+///   the bag itself: only the owner's stored property keeps it, so its `deinit` runs with the
+///   owner's.
+/// - Every registered item ends exactly once: finished, or cancelled.
+/// - Work is cancelled on the thread that caused it (the one that released the owner, called
+///   ``cancelAll(reason:)`` or ``end(reason:)``), never while the bag's lock is held: `cancel`
+///   may call back into the bag.
+/// - ``cancelAll(reason:)`` and ``end(reason:)`` cancel in the order work was added, oldest
+///   first.
+/// - A bag that has *ended* (``end(reason:)`` was called, its parent or a link source ended,
+///   or its deadline passed) cancels work added to it before `add` returns.
+public final class CancelBag: Sendable, CustomDebugStringConvertible {
+  let core: BagCore
+
+  /// Makes an empty bag.
+  ///
+  /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`.
+  public init(label: String? = nil) {
+    core = BagCore(label: label)
+  }
+
+  deinit {
+    core.end(reason: .ownerGone)
+  }
+
+  /// The name given at creation, if any.
+  public var label: String? { core.label }
+
+  // MARK: Adding work
+
+  /// Adds work to cancel when the bag ends, unless it finishes first.
+  ///
+  /// O(1). Classes are stored as they are, with no allocation. If the bag has ended, the work
+  /// is cancelled before this returns, and the registration returned is inactive.
+  ///
+  /// ```swift
+  /// let task = session.dataTask(with: url) { data, response, error in ... }
+  /// cancelBag.add(task)
+  /// task.resume()
+  /// ```
+  ///
+  /// Adding the same work twice makes two registrations; each ends once, so the work may be
+  /// cancelled twice.
+  ///
+  /// - Parameters:
+  ///   - work: The work. The bag keeps a strong reference until the work ends.
+  ///   - key: Latest wins: work already in the bag under an equal key is cancelled, with
+  ///     reason ``CancellationReason/replaced``, when this work is added.
+  ///   - label: A name shown in ``snapshot()``, events and ``debugDescription``.
+  /// - Returns: The registration: finish it when the work completes, or cancel it alone.
+  @discardableResult
+  public func add<Work: AutoCancellable & AnyObject>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    core.add(work, label: label, key: key.map { BagKey($0) })
+  }
+
+  /// Adds a value-type work item (such as a `Task`) to cancel when the bag ends.
+  ///
+  /// The same as the class form, with one small allocation to box the value.
+  ///
+  /// ```swift
+  /// let task = Task { try await upload(file) }
+  /// cancelBag.add(task)
+  /// ```
+  @discardableResult
+  public func add<Work: AutoCancellable>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    core.add(BoxedWork(work), label: label, key: key.map { BagKey($0) })
+  }
+
+  /// Adds a `DispatchWorkItem`; cancelling it stops it from running if it has not started.
+  ///
+  /// ```swift
+  /// let save = DispatchWorkItem { store.save() }
+  /// cancelBag.add(save)
+  /// queue.asyncAfter(deadline: .now() + 2, execute: save)
+  /// ```
+  @discardableResult
+  public func add(
+    _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    core.add(DispatchWorkItemWork(item), label: label, key: key.map { BagKey($0) })
+  }
+
+  /// Adds a closure to run once, with the reason, if the registration is cancelled.
+  ///
+  /// The closure does not run when the registration is finished.
+  ///
+  /// ```swift
+  /// let registration = cancelBag.add { reason in
+  ///   socket.close()
+  ///   log("closed: \(reason)")
+  /// }
+  /// ```
+  @discardableResult
+  public func add(
+    key: (any Hashable & Sendable)? = nil, label: String? = nil,
+    onCancel: @escaping @Sendable (CancellationReason) -> Void
+  ) -> CancelRegistration {
+    core.add(ClosureWork(onCancel), label: label, key: key.map { BagKey($0) })
+  }
+
+  // MARK: Cancelling
+
+  /// Cancels all work in flight; the bag stays usable.
+  ///
+  /// For "the page was left", "the tab was switched": the owner stays, its work goes. Work
+  /// is cancelled oldest first, on the calling thread, before this returns. Child bags
+  /// (``init(parent:label:)``) cancel their work too and stay usable; linked bags are not
+  /// affected. Work added during or after the call is kept. Idempotent.
+  ///
+  /// ```swift
+  /// func viewDidDisappear() { cancelBag.cancelAll() }
+  /// ```
+  public func cancelAll(reason: CancellationReason = .explicit) {
+    core.cancelAll(reason: reason)
+  }
+
+  /// Ends the bag for good: cancels all work in flight, and any work added later.
+  ///
+  /// What `deinit` does, with a reason of your choice, for an owner that outlives its purpose
+  /// (a finished download manager, a closed connection). Children and linked bags end too.
+  /// The first call decides the reason; later calls do nothing.
+  ///
+  /// ```swift
+  /// connection.onClose { cancelBag.end(reason: .custom("connection closed")) }
+  /// ```
+  public func end(reason: CancellationReason = .explicit) {
+    core.end(reason: reason)
+  }
+
+  // MARK: Reading
+
+  /// The number of work items in flight.
+  ///
+  /// A snapshot: other threads may change it right after it is read.
+  public var count: Int { core.count }
+
+  /// Whether the bag has ended: work added now is cancelled at once.
+  public var isEnded: Bool { core.endReason != nil }
+
+  /// Why the bag ended, or nil while it is open.
+  public var endReason: CancellationReason? { core.endReason }
+
+  /// The work in flight, oldest first.
+  ///
+  /// ```swift
+  /// print(cancelBag.snapshot().map(\.description))
+  /// // ["#3 feed (Task<Feed, Error>), 0.820 s", "#5 (URLSessionDataTask)"]
+  /// ```
+  public func snapshot() -> [CancelBagItem] {
+    core.snapshot()
+  }
+
+  /// A readable summary: the label, whether it ended, and the work in flight.
+  public var debugDescription: String {
+    let items = snapshot()
+    var text = "CancelBag"
+    if let label { text += "(\(label))" }
+    if let reason = endReason { text += " ended (\(reason))" }
+    text += ": \(items.count) in flight"
+    for item in items { text += "\n  \(item)" }
+    return text
+  }
+}

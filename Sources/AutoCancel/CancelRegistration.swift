@@ -1,0 +1,80 @@
+/// One piece of work in a bag: what ``CancelBag/add(_:label:)-(Work,_)`` returns.
+///
+/// A registration ends exactly once, in one of two ways:
+///
+/// - ``finish()``: the work completed, forget it without cancelling (O(1)).
+/// - ``cancel()``: cancel this work now, and forget it.
+///
+/// Or the bag ends it: ``CancelBag/cancelAll(reason:)``, ``CancelBag/end(reason:)``, the bag's
+/// `deinit`, a newer item under the same key, a timeout.
+///
+/// ```swift
+/// let registration = cancelBag.add(request)
+/// request.start { result in
+///   registration.finish()   // done: the bag forgets it
+///   show(result)
+/// }
+/// ```
+///
+/// Launchers (``CancelBag/task(key:label:timeout:priority:operation:)-5ps6d`` and the
+/// URLSession helpers) finish their registrations themselves.
+///
+/// ## Contract
+///
+/// - A small value (24 bytes), `Sendable`, usable from any thread; copies name the same work.
+/// - All methods are idempotent: after the registration ended, they do nothing. Finishing a
+///   registration whose slot was reused by newer work never touches that newer work.
+/// - It keeps the bag's storage alive, but never the bag's owner: after the bag ended, the
+///   registration is inert.
+/// - A registration is itself ``AutoCancellable``, so one bag's item can be put in another.
+public struct CancelRegistration: AutoCancellable, Hashable {
+  let core: BagCore
+  let ticket: Ticket
+
+  init(core: BagCore, ticket: Ticket) {
+    self.core = core
+    self.ticket = ticket
+  }
+
+  /// The work completed: the bag forgets it without cancelling it.
+  ///
+  /// O(1). Does nothing if the registration already ended (finished, cancelled, or its bag
+  /// ended). Call it from the work's completion, on any thread.
+  public func finish() {
+    core.finish(ticket)
+  }
+
+  /// Cancels this work alone, with reason ``CancellationReason/explicit``.
+  ///
+  /// The work's `cancel` runs on the calling thread before this returns. Does nothing if the
+  /// registration already ended.
+  public func cancel() {
+    core.cancel(ticket, reason: .explicit)
+  }
+
+  /// Cancels this work alone, for `reason`.
+  ///
+  /// The work's `cancel(reason:)` runs on the calling thread before this returns. Does nothing
+  /// if the registration already ended.
+  public func cancel(reason: CancellationReason) {
+    core.cancel(ticket, reason: reason)
+  }
+
+  /// Whether the work is still in flight in its bag: not finished, not cancelled.
+  ///
+  /// A snapshot: another thread may end the registration right after it is read.
+  public var isActive: Bool {
+    core.isActive(ticket)
+  }
+
+  /// Two registrations are equal when they name the same work in the same bag.
+  public static func == (lhs: CancelRegistration, rhs: CancelRegistration) -> Bool {
+    lhs.core === rhs.core && lhs.ticket == rhs.ticket
+  }
+
+  /// Hashes the bag's identity and the work's ticket.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(core))
+    hasher.combine(ticket)
+  }
+}

@@ -1,0 +1,73 @@
+/// Why a piece of work was cancelled.
+///
+/// Every cancellation that AutoCancel performs carries a reason. Work that implements
+/// ``AutoCancellable/cancel(reason:)`` receives it; a task launched with
+/// ``CancelBag/task(key:label:priority:operation:)-6xdcn`` reads it through
+/// ``CancellationReason/current``; observers see it in ``CancelBagEvent``; callback APIs
+/// report it in ``CancelledError``.
+///
+/// Reasons compare by kind, and custom reasons by their description too.
+///
+/// ```swift
+/// bag.task {
+///   do {
+///     try await search(query)
+///   } catch is CancellationError {
+///     if CancellationReason.current == .replaced { return }  // a newer search took over
+///   }
+/// }
+/// ```
+public struct CancellationReason: Sendable, Hashable, CustomStringConvertible {
+  private enum Storage: Hashable {
+    case ownerGone
+    case explicit
+    case replaced
+    case timedOut
+    case parentEnded
+    case linkEnded
+    case custom(String)
+  }
+
+  private let storage: Storage
+
+  private init(_ storage: Storage) { self.storage = storage }
+
+  /// The bag was deinitialized: its owner went away.
+  public static let ownerGone = CancellationReason(.ownerGone)
+
+  /// Someone asked for it: ``CancelRegistration/cancel()``, ``CancelBag/cancelAll(reason:)``
+  /// or ``CancelBag/end(reason:)`` with the default reason.
+  public static let explicit = CancellationReason(.explicit)
+
+  /// Newer work was added under the same key.
+  public static let replaced = CancellationReason(.replaced)
+
+  /// A timeout of the item or a deadline of its bag passed.
+  public static let timedOut = CancellationReason(.timedOut)
+
+  /// The parent of the item's bag ended.
+  public static let parentEnded = CancellationReason(.parentEnded)
+
+  /// A bag that the item's bag is linked to ended.
+  public static let linkEnded = CancellationReason(.linkEnded)
+
+  /// A reason of your own, such as `.custom("user signed out")`.
+  ///
+  /// Two custom reasons are equal when their descriptions are equal.
+  public static func custom(_ description: String) -> CancellationReason {
+    CancellationReason(.custom(description))
+  }
+
+  /// A short human-readable phrase, such as `owner gone` or the text of a custom reason.
+  public var description: String {
+    switch storage {
+    case .ownerGone: "owner gone"
+    case .explicit: "explicit"
+    case .replaced: "replaced"
+    case .timedOut: "timed out"
+    case .parentEnded: "parent ended"
+    case .linkEnded: "link ended"
+    case .custom(let text): text
+    }
+  }
+}

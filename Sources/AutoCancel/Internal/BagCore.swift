@@ -1,0 +1,224 @@
+import Dispatch
+
+/// The shared heart of a bag: its state and lock, in one allocation.
+///
+/// The public ``CancelBag`` is a thin front whose `deinit` ends the core; registrations and
+/// launched tasks hold the core, never the front, so they cannot keep an owner's bag alive.
+/// Every method decides under the lock and acts (cancels work, calls observers) after it.
+final class BagCore: Locked<BagState>, @unchecked Sendable {
+  // Safety: all state is in `BagState`, touched only inside `withLock`.
+
+  init(label: String?) {
+    super.init(BagState(label: label))
+  }
+
+  // MARK: Adding
+
+  /// Registers `work`; cancels it at once (before returning) if the bag has ended.
+  func add(
+    _ work: StoredWork, flags: ItemFlags = [], label: String? = nil, key: BagKey? = nil
+  ) -> CancelRegistration {
+    var flags = flags
+    var details: ItemDetails?
+    if label != nil || key != nil {
+      if key != nil { flags.insert(.keyed) }
+      details = ItemDetails(
+        label: label, key: key, addedAt: DispatchTime.now().uptimeNanoseconds)
+    }
+    let outcome: AddOutcome = withLock { state in
+      if let reason = state.endReason { return .rejected(reason) }
+      let (ticket, replaced) = state.insert(work, flags: flags, details: details)
+      return .added(ticket, replaced: replaced, observers: state.observers)
+    }
+    switch outcome {
+    case .rejected(let reason):
+      work.cancel(reason: reason)
+      return CancelRegistration(core: self, ticket: .inactive)
+    case .added(let ticket, let replaced, let observers):
+      if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
+      if !observers.isEmpty {
+        let item = CancelBagItem(
+          work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
+        notify(observers, CancelBagEvent(kind: .registered, item: item))
+      }
+      return CancelRegistration(core: self, ticket: ticket)
+    }
+  }
+
+  private enum AddOutcome {
+    case rejected(CancellationReason)
+    case added(Ticket, replaced: RemovedItem?, observers: [Observer])
+  }
+
+  // MARK: Ending one item
+
+  /// The work of `ticket` is done: forget it without cancelling. No-op if it already ended.
+  func finish(_ ticket: Ticket) {
+    guard let (removed, observers) = remove(ticket) else { return }
+    removed.details?.timer?.cancel()
+    notify(observers, .finished, removed)
+  }
+
+  /// Cancels the work of `ticket` alone. No-op if it already ended.
+  func cancel(_ ticket: Ticket, reason: CancellationReason) {
+    guard let (removed, observers) = remove(ticket) else { return }
+    finishCancelling(removed, reason: reason, observers: observers)
+  }
+
+  func isActive(_ ticket: Ticket) -> Bool {
+    withLock { $0.contains(ticket) }
+  }
+
+  private func remove(_ ticket: Ticket) -> (RemovedItem, [Observer])? {
+    withLock { state in
+      guard let removed = state.remove(ticket) else { return nil }
+      return (removed, state.observers)
+    }
+  }
+
+  // MARK: Ending everything
+
+  /// Cancels what is in flight; the bag stays usable. Children cancel their work too.
+  func cancelAll(reason: CancellationReason) {
+    let (removed, observers, links): ([RemovedItem], [Observer], [StoredWork]) = withLock {
+      state in
+      let removed = state.removeAll(keepingLinks: true)
+      let links =
+        state.linkCount == 0
+        ? []
+        : state.slots.compactMap { slot in
+          slot.flags.contains(.link) ? slot.work : nil
+        }
+      return (removed, state.observers, links)
+    }
+    for item in removed { finishCancelling(item, reason: reason, observers: observers) }
+    for link in links { (link as? BagLink)?.sourceCancelledAll(reason: reason) }
+  }
+
+  /// Ends the bag for good: cancels everything, detaches from parents and sources, and
+  /// cancels whatever is added later. Returns false if it had already ended.
+  @discardableResult
+  func end(reason: CancellationReason) -> Bool {
+    let decision: EndDecision? = withLock { state in
+      guard state.endReason == nil else { return nil }
+      state.endReason = reason
+      let decision = EndDecision(
+        removed: state.removeAll(keepingLinks: false), observers: state.observers,
+        memberships: state.memberships, deadlineTimer: state.deadlineTimer)
+      // Nothing that came from users outlives the end: observers, memberships, timer.
+      state.observers = []
+      state.memberships = []
+      state.deadlineTimer = nil
+      return decision
+    }
+    guard let decision else { return false }
+    decision.deadlineTimer?.cancel(reason: reason)
+    for membership in decision.memberships { membership.finish() }
+    for item in decision.removed {
+      finishCancelling(item, reason: reason, observers: decision.observers)
+    }
+    return true
+  }
+
+  private struct EndDecision {
+    var removed: [RemovedItem]
+    var observers: [Observer]
+    var memberships: [CancelRegistration]
+    var deadlineTimer: StoredWork?
+  }
+
+  /// Cancels work already taken out of the table, and tells observers. Never under the lock.
+  private func finishCancelling(
+    _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]
+  ) {
+    removed.details?.timer?.cancel()
+    removed.work.cancel(reason: reason)
+    notify(observers, .cancelled(reason), removed)
+  }
+
+  // MARK: Links between bags
+
+  /// Records this bag's own registration in a parent or link source, to finish when it ends.
+  func addMembership(_ membership: CancelRegistration) {
+    let accepted = withLock { state in
+      guard state.endReason == nil else { return false }
+      state.memberships.append(membership)
+      return true
+    }
+    if !accepted { membership.finish() }
+  }
+
+  /// Gives one item a timer to stop when the item ends, replacing an earlier one.
+  func setTimer(_ timer: StoredWork, for ticket: Ticket) {
+    let now = DispatchTime.now().uptimeNanoseconds
+    let stale = withLock { $0.setTimer(timer, for: ticket, now: now) }
+    stale?.cancel()
+  }
+
+  /// Installs the timer of the bag's deadline, replacing (and cancelling) an earlier one.
+  func setDeadlineTimer(_ timer: StoredWork) {
+    let previous: StoredWork? = withLock { state in
+      guard state.endReason == nil else { return timer }
+      defer { state.deadlineTimer = timer }
+      return state.deadlineTimer
+    }
+    previous?.cancel(reason: .explicit)
+  }
+
+  // MARK: Observing
+
+  func addObserver(_ handler: @escaping @Sendable (CancelBagEvent) -> Void) -> Int? {
+    withLock { state in
+      guard state.endReason == nil else { return nil }
+      let id = state.nextObserverID
+      state.nextObserverID += 1
+      state.observers.append(Observer(id: id, handler: handler))
+      return id
+    }
+  }
+
+  func removeObserver(id: Int) {
+    // The removed closure is released after the lock, with the returned array.
+    _ = withLock { state -> [Observer] in
+      let old = state.observers
+      state.observers.removeAll { $0.id == id }
+      return old
+    }
+  }
+
+  private func notify(_ observers: [Observer], _ kind: CancelBagEvent.Kind, _ removed: RemovedItem)
+  {
+    // Links between bags are plumbing, not work: observers do not hear of them.
+    guard !observers.isEmpty, !removed.flags.contains(.link) else { return }
+    let now = DispatchTime.now().uptimeNanoseconds
+    let item = CancelBagItem(
+      work: removed.work, sequence: removed.sequence, details: removed.details, now: now)
+    notify(observers, CancelBagEvent(kind: kind, item: item))
+  }
+
+  private func notify(_ observers: [Observer], _ event: CancelBagEvent) {
+    for observer in observers { observer.handler(event) }
+  }
+
+  // MARK: Reading
+
+  var count: Int { withLock { $0.count } }
+  var endReason: CancellationReason? { withLock { $0.endReason } }
+  var label: String? { withLock { $0.label } }
+
+  /// The items in flight, oldest first.
+  func snapshot() -> [CancelBagItem] {
+    let now = DispatchTime.now().uptimeNanoseconds
+    let items: [(StoredWork, UInt64, ItemDetails?)] = withLock { state in
+      state.slots.compactMap { slot in
+        guard let work = slot.work, !slot.flags.contains(.link) else { return nil }
+        let sequence = slot.sequence
+        return (work, sequence, slot.flags.contains(.detailed) ? state.details[sequence] : nil)
+      }
+    }
+    return
+      items
+      .map { CancelBagItem(work: $0.0, sequence: $0.1, details: $0.2, now: now) }
+      .sorted { $0.id < $1.id }
+  }
+}

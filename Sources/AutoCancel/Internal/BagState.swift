@@ -1,0 +1,240 @@
+/// Work as a bag stores it: one reference and one witness table (16 bytes).
+///
+/// Classes are stored as they are; value types and closures are boxed once, at `add`.
+typealias StoredWork = any AutoCancellable & AnyObject
+
+/// Where a registration lives in its bag: a slot, and the sequence number it was given.
+///
+/// Sequence numbers are never reused, so a stale ticket (finished twice, or kept after its
+/// slot was reused) never matches a later registration.
+struct Ticket: Hashable, Sendable {
+  var index: UInt32
+  var sequence: UInt64
+
+  /// The ticket of work that was never registered (added to a bag that had ended).
+  static let inactive = Ticket(index: 0, sequence: 0)
+}
+
+/// What a slot remembers about its work beyond the work itself.
+struct ItemFlags: OptionSet, Sendable {
+  var rawValue: UInt64
+
+  /// Registered under a key: its removal must clear the key, if the key still names it.
+  static let keyed = ItemFlags(rawValue: 1 << 0)
+  /// Has an entry in `details` (a label, a key, the time it was added).
+  static let detailed = ItemFlags(rawValue: 1 << 1)
+  /// A link to a child or linked bag: not work in flight, survives `cancelAll`.
+  static let link = ItemFlags(rawValue: 1 << 2)
+  static let bitCount: UInt64 = 3
+}
+
+/// One entry of the bag's table: 24 bytes.
+///
+/// An occupied slot holds its work and `sequence << 4 | flags`; a free slot holds no work and
+/// `freeBit | index of the next free slot` (or `freeBit | freeEnd`).
+struct Slot {
+  var work: StoredWork?
+  var tag: UInt64
+
+  static let freeBit: UInt64 = 1 << 63
+  static let freeEnd: UInt64 = (1 << 32) - 1
+
+  var sequence: UInt64 { tag & Slot.freeBit == 0 ? tag >> ItemFlags.bitCount : 0 }
+  var flags: ItemFlags { ItemFlags(rawValue: tag & ((1 << ItemFlags.bitCount) - 1)) }
+}
+
+/// A key given by a user: a `Hashable & Sendable` value, hashed through `AnyHashable`.
+struct BagKey: Hashable, @unchecked Sendable {
+  // Safety: made only from `Hashable & Sendable` values; `AnyHashable` is a box around it.
+  let base: AnyHashable
+
+  init(_ value: some Hashable & Sendable) {
+    base = AnyHashable(value)
+  }
+
+  /// The user's value, as given.
+  var value: any Hashable & Sendable {
+    // The box holds exactly the value given to `init`, which was `Hashable & Sendable`.
+    base.base as! any Hashable & Sendable
+  }
+}
+
+/// Label, key, age and timeout of an item that asked for them.
+struct ItemDetails: Sendable {
+  var label: String?
+  var key: BagKey?
+  var addedAt: UInt64
+  /// The timer of the item's timeout, stopped when the item ends.
+  var timer: StoredWork?
+}
+
+/// A registration taken out of the table under the lock, to be acted on after it.
+struct RemovedItem {
+  var work: StoredWork
+  var sequence: UInt64
+  var flags: ItemFlags
+  var details: ItemDetails?
+}
+
+/// An observer of a bag's events.
+struct Observer: Sendable {
+  var id: Int
+  var handler: @Sendable (CancelBagEvent) -> Void
+}
+
+/// Everything a bag knows, guarded by its lock. Methods only decide and return what to do;
+/// they never call work, observers or continuations.
+struct BagState: Sendable {
+  var slots: [Slot] = []
+  var freeHead: UInt64 = Slot.freeEnd
+  var nextSequence: UInt64 = 1
+  /// Work in flight (links excluded).
+  var count = 0
+  var linkCount = 0
+  /// Set once, when the bag ends.
+  var endReason: CancellationReason?
+  var keys: [BagKey: Ticket] = [:]
+  var details: [UInt64: ItemDetails] = [:]
+  var observers: [Observer] = []
+  var nextObserverID = 0
+  /// This bag's own registrations in its parents and link sources, finished when it ends.
+  var memberships: [CancelRegistration] = []
+  /// The timer of the bag's deadline, if it has one.
+  var deadlineTimer: StoredWork?
+  let label: String?
+
+  init(label: String?) {
+    self.label = label
+  }
+
+  // MARK: Adding
+
+  /// Puts `work` in a slot and returns its ticket, and the work it replaces under `key`.
+  mutating func insert(
+    _ work: StoredWork, flags: ItemFlags, details: ItemDetails?
+  ) -> (ticket: Ticket, replaced: RemovedItem?) {
+    var flags = flags
+    if details != nil { flags.insert(.detailed) }
+    let sequence = nextSequence
+    nextSequence &+= 1
+    let tag = sequence << ItemFlags.bitCount | flags.rawValue
+    let index: Int
+    if freeHead != Slot.freeEnd {
+      index = Int(freeHead)
+      freeHead = slots[index].tag & ~Slot.freeBit
+      slots[index] = Slot(work: work, tag: tag)
+    } else {
+      index = slots.count
+      precondition(index < Int(Slot.freeEnd), "A CancelBag holds at most 2^32 - 1 items at once.")
+      slots.append(Slot(work: work, tag: tag))
+    }
+    if flags.contains(.link) { linkCount += 1 } else { count += 1 }
+    let ticket = Ticket(index: UInt32(truncatingIfNeeded: index), sequence: sequence)
+    var replaced: RemovedItem?
+    if let details {
+      self.details[sequence] = details
+      if let key = details.key {
+        if let previous = keys.updateValue(ticket, forKey: key) {
+          replaced = remove(previous)
+        }
+      }
+    }
+    return (ticket, replaced)
+  }
+
+  // MARK: Removing
+
+  /// Whether `ticket` names work still in this table.
+  func contains(_ ticket: Ticket) -> Bool {
+    let index = Int(ticket.index)
+    return index < slots.count && slots[index].sequence == ticket.sequence && ticket.sequence != 0
+  }
+
+  /// Takes the work of `ticket` out of the table, or returns nil if it is not there any more.
+  mutating func remove(_ ticket: Ticket) -> RemovedItem? {
+    guard contains(ticket) else { return nil }
+    let index = Int(ticket.index)
+    let slot = slots[index]
+    slots[index] = Slot(work: nil, tag: Slot.freeBit | freeHead)
+    freeHead = UInt64(index)
+    let flags = slot.flags
+    if flags.contains(.link) { linkCount -= 1 } else { count -= 1 }
+    var removedDetails: ItemDetails?
+    if flags.contains(.detailed) {
+      removedDetails = details.removeValue(forKey: ticket.sequence)
+      if flags.contains(.keyed), let key = removedDetails?.key, keys[key] == ticket {
+        keys[key] = nil
+      }
+    }
+    if count == 0 && linkCount == 0 && slots.count > 64 {
+      // Drained: give the table's memory back, so that a burst does not stay forever.
+      slots = []
+      freeHead = Slot.freeEnd
+    }
+    return RemovedItem(
+      work: slot.work!, sequence: ticket.sequence, flags: flags, details: removedDetails)
+  }
+
+  /// Gives the item of `ticket` a timer to stop when it ends; returns the timer it replaces,
+  /// or, if the item already ended, the new timer itself (to cancel at once).
+  mutating func setTimer(_ timer: StoredWork, for ticket: Ticket, now: UInt64) -> StoredWork? {
+    guard contains(ticket) else { return timer }
+    let index = Int(ticket.index)
+    slots[index].tag |= ItemFlags.detailed.rawValue
+    var itemDetails = details[ticket.sequence] ?? ItemDetails(addedAt: now)
+    let previous = itemDetails.timer
+    itemDetails.timer = timer
+    details[ticket.sequence] = itemDetails
+    return previous
+  }
+
+  /// Takes every item out, or every item but the links, oldest first.
+  mutating func removeAll(keepingLinks: Bool) -> [RemovedItem] {
+    var removed: [RemovedItem] = []
+    removed.reserveCapacity(keepingLinks ? count : count + linkCount)
+    var kept: [Slot] = []
+    for slot in slots where slot.work != nil {
+      let flags = slot.flags
+      if keepingLinks && flags.contains(.link) {
+        kept.append(slot)
+        continue
+      }
+      let sequence = slot.sequence
+      let itemDetails = flags.contains(.detailed) ? details[sequence] : nil
+      removed.append(
+        RemovedItem(work: slot.work!, sequence: sequence, flags: flags, details: itemDetails))
+    }
+    if !kept.isEmpty {
+      // Links keep their slots, so their tickets stay valid; only the rest is freed.
+      var index = slots.count
+      freeHead = Slot.freeEnd
+      while index > 0 {
+        index -= 1
+        if slots[index].work != nil && slots[index].flags.contains(.link) { continue }
+        slots[index] = Slot(work: nil, tag: Slot.freeBit | freeHead)
+        freeHead = UInt64(index)
+      }
+      details = details.filter { entry in kept.contains { $0.sequence == entry.key } }
+    } else {
+      slots = []
+      freeHead = Slot.freeEnd
+      details = [:]
+      linkCount = 0
+    }
+    keys = [:]
+    count = 0
+    if !removed.isEmpty && !isSortedBySequence(removed) {
+      removed.sort { $0.sequence < $1.sequence }
+    }
+    return removed
+  }
+
+  private func isSortedBySequence(_ items: [RemovedItem]) -> Bool {
+    var previous: UInt64 = 0
+    for item in items {
+      if item.sequence < previous { return false }
+      previous = item.sequence
+    }
+    return true
+  }
+}

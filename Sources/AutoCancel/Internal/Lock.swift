@@ -1,0 +1,100 @@
+// The one place where the core touches platform C libraries.
+//
+// Synchronization's `Mutex` ships on Apple platforms from iOS 18 / macOS 15 only, so the
+// core uses the platform's own primitive: `os_unfair_lock` on Apple platforms and
+// `pthread_mutex_t` elsewhere. Both live inside a heap allocation that never moves, as
+// neither may be copied once in use.
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#else
+  #error("AutoCancel needs a platform lock: Darwin, Glibc, Musl or Android.")
+#endif
+
+#if canImport(Darwin)
+  /// The platform's non-recursive lock.
+  typealias LockPrimitive = os_unfair_lock
+#else
+  /// The platform's non-recursive lock.
+  typealias LockPrimitive = pthread_mutex_t
+#endif
+
+extension UnsafeMutablePointer where Pointee == LockPrimitive {
+  /// Prepares the lock at this address; call once before any other use.
+  func initializeLock() {
+    #if canImport(Darwin)
+      initialize(to: os_unfair_lock())
+    #else
+      initialize(to: pthread_mutex_t())
+      let result = pthread_mutex_init(self, nil)
+      precondition(result == 0, "pthread_mutex_init failed: \(result)")
+    #endif
+  }
+
+  /// Tears the lock down; call once, when nobody can use it any more.
+  func deinitializeLock() {
+    #if !canImport(Darwin)
+      let result = pthread_mutex_destroy(self)
+      precondition(result == 0, "pthread_mutex_destroy failed: \(result)")
+    #endif
+    deinitialize(count: 1)
+  }
+
+  @inline(__always)
+  func lock() {
+    #if canImport(Darwin)
+      os_unfair_lock_lock(self)
+    #else
+      pthread_mutex_lock(self)
+    #endif
+  }
+
+  @inline(__always)
+  func unlock() {
+    #if canImport(Darwin)
+      os_unfair_lock_unlock(self)
+    #else
+      pthread_mutex_unlock(self)
+    #endif
+  }
+}
+
+/// A value guarded by the platform lock.
+///
+/// Reference semantics: references share one value and one lock. The lock is not recursive:
+/// `body` must not call back into the same `Locked`, and must not run user code, cancel work
+/// or resume continuations (decide under the lock, act after it).
+///
+/// Subclasses (the bag's core, a task's cancellation state) add behaviour, never stored
+/// properties: everything lives in `State`.
+class Locked<State>: @unchecked Sendable {
+  // Safety: `state` is only touched inside `withLock`, under `lock`, and `State` is required
+  // to be `Sendable` by every subclass and use; the lock lives at a fixed heap address.
+  private var state: State
+  private let lock: UnsafeMutablePointer<LockPrimitive>
+
+  init(_ initial: State) {
+    state = initial
+    lock = UnsafeMutablePointer<LockPrimitive>.allocate(capacity: 1)
+    lock.initializeLock()
+  }
+
+  deinit {
+    lock.deinitializeLock()
+    lock.deallocate()
+  }
+
+  /// Runs `body` with exclusive access to the value.
+  @inline(__always)
+  final func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&state)
+  }
+}

@@ -1,0 +1,68 @@
+/// What a bag holds for a task it launched: the task (once it exists) and the reason it
+/// was cancelled (once it is).
+///
+/// The bag registers this before the task exists, so that the task can finish its own
+/// registration; a cancel that arrives in between is kept and applied by `attach`.
+final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, WrappingWork,
+  @unchecked Sendable
+{
+  // Safety: all state is in `State`, touched only inside `withLock`.
+
+  struct State: Sendable {
+    var task: (any AutoCancellable)?
+    var reason: CancellationReason?
+  }
+
+  /// The cancellation of the bag task running now, if any.
+  @TaskLocal static var current: TaskCancellation?
+
+  init() {
+    super.init(State())
+  }
+
+  /// Gives the task to cancel; cancels it at once if a cancel came first.
+  func attach(_ task: some AutoCancellable) {
+    let cancelled = withLock { state in
+      state.task = task
+      return state.reason != nil
+    }
+    if cancelled { task.cancel() }
+  }
+
+  func cancel() { cancel(reason: .explicit) }
+
+  func cancel(reason: CancellationReason) {
+    let task: (any AutoCancellable)? = withLock { state in
+      guard state.reason == nil else { return nil }
+      state.reason = reason
+      return state.task
+    }
+    task?.cancel()
+  }
+
+  var reason: CancellationReason? { withLock { $0.reason } }
+
+  var wrappedTypeName: String {
+    withLock { $0.task.map { String(describing: type(of: $0)) } } ?? "Task"
+  }
+}
+
+extension CancellationReason {
+  /// Why the bag task running now was cancelled; nil if it was not, or if it is not running
+  /// in a task launched by a bag.
+  ///
+  /// Child tasks (`async let`, task groups) see the reason of the bag task they run in.
+  ///
+  /// ```swift
+  /// cancelBag.task(key: "search") {
+  ///   do {
+  ///     return try await api.search(text)
+  ///   } catch is CancellationError where CancellationReason.current == .replaced {
+  ///     return nil  // a newer search took over
+  ///   }
+  /// }
+  /// ```
+  public static var current: CancellationReason? {
+    TaskCancellation.current?.reason
+  }
+}

@@ -1,0 +1,41 @@
+import Dispatch
+
+/// Work that wraps other work, and names the wrapped type in snapshots and events.
+protocol WrappingWork {
+  var wrappedTypeName: String { get }
+}
+
+/// A value type (a `Task`, a struct of the user's) boxed once so the bag can store it in 16
+/// bytes, next to class work stored as it is.
+final class BoxedWork<Work: AutoCancellable>: AutoCancellable, WrappingWork {
+  let work: Work
+
+  init(_ work: Work) { self.work = work }
+
+  func cancel() { work.cancel() }
+  func cancel(reason: CancellationReason) { work.cancel(reason: reason) }
+  var wrappedTypeName: String { String(describing: Work.self) }
+}
+
+/// A closure run once, when the registration is cancelled.
+final class ClosureWork: AutoCancellable, WrappingWork {
+  let onCancel: @Sendable (CancellationReason) -> Void
+
+  init(_ onCancel: @escaping @Sendable (CancellationReason) -> Void) { self.onCancel = onCancel }
+
+  func cancel() { onCancel(.explicit) }
+  func cancel(reason: CancellationReason) { onCancel(reason) }
+  var wrappedTypeName: String { "closure" }
+}
+
+/// A `DispatchWorkItem`, which Dispatch does not declare `Sendable` on every platform.
+final class DispatchWorkItemWork: AutoCancellable, WrappingWork, @unchecked Sendable {
+  // Safety: `DispatchWorkItem.cancel()` is thread-safe (an atomic flag in libdispatch), and
+  // it is the only member used; the reference itself never changes.
+  let item: DispatchWorkItem
+
+  init(_ item: DispatchWorkItem) { self.item = item }
+
+  func cancel() { item.cancel() }
+  var wrappedTypeName: String { "DispatchWorkItem" }
+}
