@@ -8,16 +8,25 @@ struct Options {
   var repetitions: Int?
   /// Scenario groups to run (S1, S1b, S2, S3, S4, S5, S6), or nil for all.
   var only: Set<String>?
+  /// Implementations to run, or nil for all (to profile one design alone).
+  var implementations: Set<String>?
 
   static let groups = ["S1", "S1b", "S2", "S3", "S4", "S5", "S6"]
+  static let implementationNames = [
+    "AutoCancel", "naive", "floor", "origin-port", "origin-port-quirk", "Task",
+  ]
 
   static let usage = """
     usage: swift run -c release autocancel-bench [--json] [--quick] [--repetitions N]
-                                                 [--only S1,S1b,S2,S3,S4,S5,S6] [--help]
+                                                 [--only S1,S1b,S2,S3,S4,S5,S6]
+                                                 [--implementations LIST] [--help]
       --json            print one JSON object {"results": [...]} instead of tables
       --quick           a short run (about 20 s): fewer repetitions
       --repetitions N   measured repetitions per scenario (default 9, quick 3)
       --only LIST       run only these scenario groups (comma-separated)
+      --implementations LIST
+                        run only these implementations (AutoCancel, naive, floor,
+                        origin-port, origin-port-quirk, Task), e.g. to profile one
       --help            show this help
     """
 
@@ -64,6 +73,18 @@ struct Options {
               "invalid value '\(group)' for --only (expected \(groups.joined(separator: ",")))")
         }
         options.only = Set(names)
+      case "--implementations":
+        let text = try value()
+        let names = text.split(separator: ",").map(String.init)
+        guard !names.isEmpty else {
+          throw Failure(message: "invalid value '' for --implementations")
+        }
+        for name in names where !implementationNames.contains(name) {
+          throw Failure(
+            message: "invalid value '\(name)' for --implementations (expected "
+              + "\(implementationNames.joined(separator: ",")))")
+        }
+        options.implementations = Set(names)
       default:
         throw Failure(message: "unknown option '\(argument)'")
       }

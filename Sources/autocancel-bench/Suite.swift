@@ -47,7 +47,14 @@ struct RunPlan {
 /// Runs the scenarios, interleaving implementations within every repetition.
 struct Suite {
   let plan: RunPlan
+  /// Implementation names to run (`--implementations`), or nil for all.
+  let implementations: Set<String>?
   let log: (String) -> Void
+
+  private func selected(_ impls: [Implementation]) -> [Implementation] {
+    guard let implementations else { return impls }
+    return impls.filter { implementations.contains($0.name) }
+  }
 
   /// Runs `bodies` once each as a discarded warm-up, then `plan.repetitions` rounds of
   /// A, B, C, ... Returns the samples of each body, in order.
@@ -73,7 +80,7 @@ struct Suite {
 
   func s1() -> ScenarioReport {
     log("S1: add then finish, \(plan.s1Cycles) cycles")
-    let impls: [Implementation] = [.autoCancel, .naive, .floor, .originPort, .originPortQuirk]
+    let impls = selected([.autoCancel, .naive, .floor, .originPort, .originPortQuirk])
     let cycles = plan.s1Cycles
     let samples = interleave(
       impls.map { impl in { impl.addThenFinish(cycles, 0) / Double(cycles) } })
@@ -113,7 +120,7 @@ struct Suite {
   func s1b() -> ScenarioReport {
     let others = plan.s1bOthers
     log("S1b: add then finish with \(others) live")
-    let impls: [Implementation] = [.autoCancel, .naive, .floor, .originPort, .originPortQuirk]
+    let impls = selected([.autoCancel, .naive, .floor, .originPort, .originPortQuirk])
     let cycles = plan.s1Cycles
     let originCycles = plan.originS1bCycles
     let samples = interleave(
@@ -143,7 +150,7 @@ struct Suite {
   }
 
   func s2() -> [ScenarioReport] {
-    let impls: [Implementation] = [.autoCancel, .naive, .floor, .originPort]
+    let impls = selected([.autoCancel, .naive, .floor, .originPort])
     return plan.s2.map { size in
       log("S2-\(size.label): add \(size.items) live, end the bag")
       let samples = interleave(
@@ -190,7 +197,7 @@ struct Suite {
   }
 
   func s3() -> [ScenarioReport] {
-    let impls: [Implementation] = [.autoCancel, .naive, .floor, .originPort, .originPortQuirk]
+    let impls = selected([.autoCancel, .naive, .floor, .originPort, .originPortQuirk])
     let small = plan.s3Small
     let big = plan.s3Big
     log("S3: long-lived bag, \(small) and \(big) items, finished and live")
@@ -269,7 +276,7 @@ struct Suite {
   func s4() -> ScenarioReport {
     let perThread = plan.s4PerThread
     log("S4: 2 threads × \(perThread) add+finish on one bag")
-    let impls: [Implementation] = [.autoCancel, .naive, .floor, .originPort]
+    let impls = selected([.autoCancel, .naive, .floor, .originPort])
     let samples = interleave(
       impls.map { impl in { impl.twoThreads(perThread) / Double(2 * perThread) } })
     var report = ScenarioReport(
@@ -291,18 +298,17 @@ struct Suite {
     let live = plan.s5Live
     let originLive = plan.originS5Live
     log("S5: heap per live registration, \(live) live")
-    let impls: [Implementation] = [.floor, .autoCancel, .naive, .originPort]
+    let impls = selected([.floor, .autoCancel, .naive, .originPort])
     let samples = interleave(
       impls.map { impl in { impl.heapPerLiveItem(impl.isOrigin ? originLive : live) } },
       repetitions: min(plan.repetitions, plan.heapRepetitions))
-    let floorSamples = samples[0]
-    var results = [
-      Figure(scenario: "S5", implementation: "floor", unit: "bytes", samples: floorSamples)
-    ]
-    for (impl, implSamples) in zip(impls, samples).dropFirst() {
+    let floorSamples = zip(impls, samples).first { $0.0.name == "floor" }?.1
+    var results: [Figure] = []
+    for (impl, implSamples) in zip(impls, samples) {
       var result = Figure(
         scenario: "S5", implementation: impl.name, unit: "bytes",
-        samples: zip(implSamples, floorSamples).map { $0 - $1 })
+        samples: impl.name == "floor" || floorSamples == nil
+          ? implSamples : zip(implSamples, floorSamples!).map { $0 - $1 })
       if impl.isOrigin { result.sizeNote = "\(grouped(originLive)) live" }
       results.append(result)
     }
@@ -325,18 +331,24 @@ struct Suite {
   func s6() async -> ScenarioReport {
     let launches = plan.s6Launches
     log("S6: \(launches) task launches, awaited")
-    let samples = await interleave([
-      { await TaskScenarios.bagTask(count: launches) / Double(launches) },
-      { await TaskScenarios.bareTask(count: launches) / Double(launches) },
-    ])
+    var names: [String] = []
+    var bodies: [() async -> Double] = []
+    if implementations?.contains("AutoCancel") ?? true {
+      names.append("AutoCancel")
+      bodies.append { await TaskScenarios.bagTask(count: launches) / Double(launches) }
+    }
+    if implementations?.contains("Task") ?? true {
+      names.append("Task")
+      bodies.append { await TaskScenarios.bareTask(count: launches) / Double(launches) }
+    }
+    let samples = await interleave(bodies)
     var report = ScenarioReport(
       name: "S6",
       title: "launch a task and await its completion, \(grouped(launches)) times (ns per task)",
       references: ["Task"],
-      results: [
-        Figure(scenario: "S6", implementation: "AutoCancel", unit: "ns", samples: samples[0]),
-        Figure(scenario: "S6", implementation: "Task", unit: "ns", samples: samples[1]),
-      ])
+      results: zip(names, samples).map {
+        Figure(scenario: "S6", implementation: $0, unit: "ns", samples: $1)
+      })
     report.notes.append("AutoCancel is `bag.task { }`; Task is a bare `Task { }`.")
     report.target = { report in
       let ratio = report.ratio("AutoCancel", "Task")

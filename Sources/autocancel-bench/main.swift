@@ -25,7 +25,9 @@ do {
 }
 
 let plan = RunPlan(options: options)
-let suite = Suite(plan: plan, log: { options.json ? () : printError("running \($0)") })
+let suite = Suite(
+  plan: plan, implementations: options.implementations,
+  log: { options.json ? () : printError("running \($0)") })
 var reports: [ScenarioReport] = []
 if options.runs("S1") { reports.append(suite.s1()) }
 if options.runs("S1b") { reports.append(suite.s1b()) }
