@@ -65,7 +65,7 @@ enum Report {
     }
     out += "\nunit: ns unless the title says otherwise; median, min and max of "
     out += "\(plan.repetitions) interleaved repetitions after a discarded warm-up (S5: "
-    out += "\(min(plan.repetitions, plan.heapRepetitions))); ratios are medians of "
+    out += "\(min(plan.repetitions, plan.heapRepetitions)), no warm-up); ratios are medians of "
     out += "per-repetition ratios.\n"
     let verdicts = reports.compactMap { report in report.target.map { (report.name, $0(report)) } }
     let passed = verdicts.filter { $0.1.pass }.count

@@ -14,6 +14,8 @@ struct RunPlan {
   ]
   var s3Small = 10_000
   var s3Big = 100_000
+  /// How many fresh bags the small size of S3 is averaged over (at most big / small).
+  var s3SmallRounds = 10
   /// origin-port's live form is quadratic: its growth is measured from 1,000 to 10,000.
   var originS3LiveSmall = 300
   var originS3LiveBig = 3_000
@@ -27,16 +29,17 @@ struct RunPlan {
   init(options: Options) {
     repetitions = options.repetitions ?? (options.quick ? 3 : 9)
     if options.quick {
-      s1Cycles = 200_000
-      originS1bCycles = 500
-      s2[0].bags = 5_000
-      s2[1].bags = 50
+      s1Cycles = 100_000
+      originS1bCycles = 300
+      s2[0].bags = 2_000
+      s2[1].bags = 20
       s2[1].originBags = 2
       s2[2].bags = 1
       s2[2].originItems = 1_000
       originS3LiveSmall = 100
       originS3LiveBig = 1_000
-      s4PerThread = 100_000
+      s4PerThread = 50_000
+      s3SmallRounds = 3
       originS5Live = 3_000
       s6Launches = 5_000
       heapRepetitions = 1
@@ -58,8 +61,12 @@ struct Suite {
 
   /// Runs `bodies` once each as a discarded warm-up, then `plan.repetitions` rounds of
   /// A, B, C, ... Returns the samples of each body, in order.
-  func interleave(_ bodies: [() -> Double], repetitions: Int? = nil) -> [[Double]] {
-    for body in bodies { _ = body() }
+  func interleave(
+    _ bodies: [() -> Double], repetitions: Int? = nil, warmUp: Bool = true
+  ) -> [[Double]] {
+    if warmUp {
+      for body in bodies { _ = body() }
+    }
     var samples = [[Double]](repeating: [], count: bodies.count)
     for _ in 0..<(repetitions ?? plan.repetitions) {
       for (index, body) in bodies.enumerated() { samples[index].append(body()) }
@@ -204,7 +211,7 @@ struct Suite {
     var bodies: [() -> Double] = []
     // The small size runs big/small times on fresh bags (averaged), so that both halves of a
     // ratio take about as long and a burst of load on the machine hits both alike.
-    let rounds = max(1, big / small)
+    let rounds = max(1, min(plan.s3SmallRounds, big / small))
     for impl in impls {
       bodies.append {
         (0..<rounds).reduce(0.0) { total, _ in total + impl.addThenFinish(small, 0) }
@@ -218,7 +225,7 @@ struct Suite {
     for impl in liveImpls {
       let smallLive = impl.isOrigin ? plan.originS3LiveSmall : small
       let bigLive = impl.isOrigin ? plan.originS3LiveBig : big
-      let liveRounds = max(1, bigLive / smallLive)
+      let liveRounds = max(1, min(plan.s3SmallRounds, bigLive / smallLive))
       bodies.append { impl.addLiveThenEnd(smallLive, liveRounds) / Double(liveRounds) }
       bodies.append { impl.addLiveThenEnd(bigLive, 1) }
     }
@@ -310,7 +317,7 @@ struct Suite {
     let impls = selected([.floor, .autoCancel, .naive, .originPort])
     let samples = interleave(
       impls.map { impl in { impl.heapPerLiveItem(impl.isOrigin ? originLive : live) } },
-      repetitions: min(plan.repetitions, plan.heapRepetitions))
+      repetitions: min(plan.repetitions, plan.heapRepetitions), warmUp: false)
     let floorSamples = zip(impls, samples).first { $0.0.name == "floor" }?.1
     var results: [Figure] = []
     for (impl, implSamples) in zip(impls, samples) {
