@@ -15,6 +15,12 @@ package struct DemoOptions: Sendable, Hashable {
   package var json = false
   /// Print the usage and exit.
   package var help = false
+  /// A smaller scenario (``quickScreens`` screens of ``quickRequestsPerScreen`` requests)
+  /// for CI; explicit `--screens` and `--requests-per-screen` still win.
+  package var quick = false
+
+  package static let quickScreens = 8
+  package static let quickRequestsPerScreen = 4
 
   package static let screensRange = 1...1000
   package static let requestsPerScreenRange = 1...50
@@ -29,6 +35,8 @@ package struct DemoOptions: Sendable, Hashable {
   /// - Throws: ``DemoOptionsError`` naming the first argument it cannot accept.
   package init(arguments: [String]) throws(DemoOptionsError) {
     var remaining = arguments[...]
+    var explicitScreens: Int?
+    var explicitRequestsPerScreen: Int?
     while let argument = remaining.popFirst() {
       let (flag, attached) = Self.split(argument)
       func value() throws(DemoOptionsError) -> String {
@@ -40,9 +48,10 @@ package struct DemoOptions: Sendable, Hashable {
       }
       switch flag {
       case "--screens":
-        screens = try Self.integer(flag, try value(), in: Self.screensRange)
+        explicitScreens = try Self.integer(flag, try value(), in: Self.screensRange)
       case "--requests-per-screen":
-        requestsPerScreen = try Self.integer(flag, try value(), in: Self.requestsPerScreenRange)
+        explicitRequestsPerScreen = try Self.integer(
+          flag, try value(), in: Self.requestsPerScreenRange)
       case "--seed":
         let text = try value()
         guard let parsed = UInt64(text) else {
@@ -50,18 +59,28 @@ package struct DemoOptions: Sendable, Hashable {
             "\(flag): expected a whole number from 0 to \(UInt64.max), got \"\(text)\"")
         }
         seed = parsed
-      case "--json", "--help", "-h":
+      case "--json", "--quick", "--help", "-h":
         if attached != nil { throw DemoOptionsError("\(flag): takes no value") }
-        if flag == "--json" { json = true } else { help = true }
+        switch flag {
+        case "--json": json = true
+        case "--quick": quick = true
+        default: help = true
+        }
       default:
         throw DemoOptionsError("unknown argument \"\(argument)\"")
       }
     }
+    if quick {
+      screens = Self.quickScreens
+      requestsPerScreen = Self.quickRequestsPerScreen
+    }
+    if let explicitScreens { screens = explicitScreens }
+    if let explicitRequestsPerScreen { requestsPerScreen = explicitRequestsPerScreen }
   }
 
   /// The usage text, for `--help` and after an error.
   package static let usage = """
-    Usage: autocancel-demo [--screens N] [--requests-per-screen N] [--seed N] [--json]
+    Usage: autocancel-demo [--screens N] [--requests-per-screen N] [--seed N] [--quick] [--json]
 
     Simulates people browsing an app against a loopback HTTP server, twice: without binding
     requests to their screens, then with AutoCancel. Prints what the server did for screens
@@ -74,6 +93,8 @@ package struct DemoOptions: Sendable, Hashable {
     \(requestsPerScreenRange.lowerBound)-\(requestsPerScreenRange.upperBound) (default 6)
       --seed N                  scenario seed; the same seed replays the same scenario \
     (default 42)
+      --quick                   a smaller scenario for CI: \(quickScreens) screens of \
+    \(quickRequestsPerScreen) requests
       --json                    print one JSON object instead of the table
       -h, --help                show this help
     """

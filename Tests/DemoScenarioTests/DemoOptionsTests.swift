@@ -19,6 +19,15 @@ struct DemoOptionsTests {
     #expect(help.help)
   }
 
+  @Test func quickShrinksTheScenarioUnlessSizesAreGiven() throws {
+    let quick = try DemoOptions(arguments: ["--quick"])
+    #expect(quick.screens == DemoOptions.quickScreens)
+    #expect(quick.requestsPerScreen == DemoOptions.quickRequestsPerScreen)
+    let sized = try DemoOptions(arguments: ["--screens=3", "--quick"])
+    #expect(sized.screens == 3)
+    #expect(sized.requestsPerScreen == DemoOptions.quickRequestsPerScreen)
+  }
+
   @Test(
     arguments: [
       (["--screens", "0"], "--screens"),
