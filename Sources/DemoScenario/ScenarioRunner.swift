@@ -104,10 +104,12 @@ package struct ScenarioRunner: Sendable {
     case .stayUntilLoaded:
       await state.waitUntilEnded(Set(plan.requests.map(\.id)))
     }
-    // Leaving: note what the server has done so far, then drop the last reference to the
-    // screen. With AutoCancel its bag ends right here and cancels what is still in flight.
+    // Leaving: note what the app and the server have done so far, then drop the last
+    // reference to the screen. With AutoCancel its bag ends right here and cancels what is
+    // still in flight. A response the app already has was sent before the exit, even if the
+    // server has not finished its bookkeeping yet.
     var bytesSentAtExit: [String: Int] = [:]
-    var finishedAtExit: Set<String> = []
+    var finishedAtExit = state.ended(among: plan.requests.map(\.id))
     for request in plan.requests {
       guard let record = server.record(id: request.id) else { continue }
       bytesSentAtExit[request.id] = record.bytesSent

@@ -10,7 +10,8 @@ package struct ScreenExit: Sendable {
   package var exitAt: DispatchTime
   /// Per request id, the body bytes the server had sent by then (absent: no record yet).
   package var bytesSentAtExit: [String: Int]
-  /// The ids of the requests the server had already finished by then.
+  /// The ids of the requests already over by then: finished at the server, or their
+  /// response already delivered to the app. Nothing they sent counts as wasted.
   package var finishedAtExit: Set<String>
 
   package init(

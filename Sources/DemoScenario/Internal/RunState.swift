@@ -72,6 +72,11 @@ final class RunState: Sendable {
     }
   }
 
+  /// Those of `ids` whose completion handler has run.
+  func ended(among ids: [String]) -> Set<String> {
+    state.withLock { state in Set(ids.filter { state.ended.contains($0) }) }
+  }
+
   /// The ids of the requests started, in the order they were started.
   var startedIDs: [String] {
     state.withLock { $0.started }
