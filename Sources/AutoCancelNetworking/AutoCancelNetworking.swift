@@ -1,1 +1,2 @@
-import AutoCancel
+// AutoCancelNetworking binds URLSession work to a CancelBag. Importing it also imports the core.
+@_exported import AutoCancel

@@ -1,0 +1,60 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The one place where the library calls `URLSessionTask.cancel()`.
+///
+/// Two rules, both from swift-corelibs-foundation (see the "Cancelling URLSession work"
+/// article):
+///
+/// 1. Never inline. `cancel()` waits synchronously for the session's internal queue, so
+///    calling it from a cancellation handler, a `deinit` or under a lock that code on that
+///    queue needs can deadlock. Every cancel is handed to one serial queue and the caller
+///    returns at once.
+/// 2. Never while a cached-response lookup is pending. On a session whose cache is not a
+///    ``CancelSafeURLCache``, a data task's `cancel()` issued during the lookup is parked
+///    and replayed later, and may then crash the process. For such tasks the cancel waits
+///    until the task shows a sign of being past the lookup (a response, bytes moved) or has
+///    completed, checking every few milliseconds.
+enum TaskCanceller {
+  static let queue = DispatchQueue(label: "AutoCancelNetworking.TaskCanceller")
+
+  /// How often a deferred cancel looks at its task again.
+  static let pollInterval = DispatchTimeInterval.milliseconds(2)
+
+  /// Cancels `task` from the canceller's queue; returns at once.
+  ///
+  /// - Parameter waitForLookup: true when the task's session may still be looking its
+  ///   request up in a cache that is not cancel-safe.
+  static func cancel(_ task: URLSessionTask, waitForLookup: Bool) {
+    queue.async {
+      if waitForLookup {
+        cancelPastLookup(task)
+      } else {
+        task.cancel()
+      }
+    }
+  }
+
+  /// Runs on `queue`.
+  private static func cancelPastLookup(_ task: URLSessionTask) {
+    switch task.state {
+    case .completed, .canceling:
+      return
+    case .suspended:
+      // Never resumed: no lookup started, and `resume()` after this does nothing.
+      task.cancel()
+    case .running:
+      if task.response != nil || task.countOfBytesReceived > 0 || task.countOfBytesSent > 0 {
+        task.cancel()
+      } else {
+        queue.asyncAfter(deadline: .now() + pollInterval) { cancelPastLookup(task) }
+      }
+    @unknown default:
+      task.cancel()
+    }
+  }
+}
