@@ -73,9 +73,9 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
 ///
 /// Subclasses (the bag's core, a task's cancellation state) add behaviour, never stored
 /// properties: everything lives in `State`.
-class Locked<State>: @unchecked Sendable {
-  // Safety: `state` is only touched inside `withLock`, under `lock`, and `State` is required
-  // to be `Sendable` by every subclass and use; the lock lives at a fixed heap address.
+class Locked<State: Sendable>: @unchecked Sendable {
+  // Safety: `state` (a `Sendable` value) is only touched inside `withLock`, under `lock`,
+  // which lives at a fixed heap address for the object's whole life.
   private var state: State
   private let lock: UnsafeMutablePointer<LockPrimitive>
 

@@ -52,6 +52,9 @@ extension CancellationReason {
   /// in a task launched by a bag.
   ///
   /// Child tasks (`async let`, task groups) see the reason of the bag task they run in.
+  /// Read it in the task's own code, once it sees the cancellation: a
+  /// `withTaskCancellationHandler` handler runs on the thread that cancels, where the task's
+  /// values are not in scope.
   ///
   /// ```swift
   /// cancelBag.task(key: "search") {
