@@ -34,6 +34,9 @@ import Foundation
 /// - A bag that already ended, or a Swift task already cancelled, throws before any request
 ///   is sent.
 /// - The work leaves the bag when it completes, whichever way.
+/// - The call holds the bag only while it registers the request: when the owner that stores
+///   the bag goes away mid-request, the bag ends (``CancellationReason/ownerGone``) and the
+///   request is cancelled. (A bag that the caller keeps in a local variable stays alive.)
 extension URLSession {
   /// Loads `request` and returns its body and response.
   ///
@@ -49,9 +52,9 @@ extension URLSession {
   ///   - label: A name for the work in the bag's snapshot and events.
   /// - Throws: `CancelledError` when cancelled, otherwise what URLSession reports.
   public func data(
-    for request: URLRequest, in bag: CancelBag, label: String? = nil
+    for request: URLRequest, in bag: consuming CancelBag, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bound(in: bag, label: label, kind: .data) { session, done in
+    try await bound(in: consume bag, label: label, kind: .data) { session, done in
       session.dataTask(with: request) { data, response, error in
         done(Self.pair(data, response, error))
       }
@@ -66,9 +69,9 @@ extension URLSession {
   /// let (data, _) = try await URLSession.shared.data(from: url, in: cancelBag)
   /// ```
   public func data(
-    from url: URL, in bag: CancelBag, label: String? = nil
+    from url: URL, in bag: consuming CancelBag, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await data(for: URLRequest(url: url), in: bag, label: label)
+    try await data(for: URLRequest(url: url), in: consume bag, label: label)
   }
 
   /// Sends `bodyData` with `request` and returns the response body and response.
@@ -79,9 +82,9 @@ extension URLSession {
   /// let (reply, _) = try await session.upload(for: request, from: json, in: cancelBag)
   /// ```
   public func upload(
-    for request: URLRequest, from bodyData: Data, in bag: CancelBag, label: String? = nil
+    for request: URLRequest, from bodyData: Data, in bag: consuming CancelBag, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bound(in: bag, label: label, kind: .upload) { session, done in
+    try await bound(in: consume bag, label: label, kind: .upload) { session, done in
       session.uploadTask(with: request, from: bodyData) { data, response, error in
         done(Self.pair(data, response, error))
       }
@@ -96,9 +99,10 @@ extension URLSession {
   /// let (reply, _) = try await session.upload(for: request, fromFile: video, in: cancelBag)
   /// ```
   public func upload(
-    for request: URLRequest, fromFile fileURL: URL, in bag: CancelBag, label: String? = nil
+    for request: URLRequest, fromFile fileURL: URL, in bag: consuming CancelBag,
+    label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bound(in: bag, label: label, kind: .upload) { session, done in
+    try await bound(in: consume bag, label: label, kind: .upload) { session, done in
       session.uploadTask(with: request, fromFile: fileURL) { data, response, error in
         done(Self.pair(data, response, error))
       }
@@ -115,9 +119,9 @@ extension URLSession {
   /// try FileManager.default.moveItem(at: file, to: destination)
   /// ```
   public func download(
-    for request: URLRequest, in bag: CancelBag, label: String? = nil
+    for request: URLRequest, in bag: consuming CancelBag, label: String? = nil
   ) async throws -> (URL, URLResponse) {
-    try await bound(in: bag, label: label, kind: .download) { session, done in
+    try await bound(in: consume bag, label: label, kind: .download) { session, done in
       session.downloadTask(with: request) { file, response, error in
         done(
           Result {
@@ -141,26 +145,31 @@ extension URLSession {
   /// let (file, _) = try await session.download(from: url, in: cancelBag)
   /// ```
   public func download(
-    from url: URL, in bag: CancelBag, label: String? = nil
+    from url: URL, in bag: consuming CancelBag, label: String? = nil
   ) async throws -> (URL, URLResponse) {
-    try await download(for: URLRequest(url: url), in: bag, label: label)
+    try await download(for: URLRequest(url: url), in: consume bag, label: label)
   }
 
   /// Runs one completion-handler task made by `make`, bound to `bag` and to the current
   /// Swift task.
   private func bound<Value: Sendable>(
-    in bag: CancelBag, label: String?, kind: TaskKind,
+    in bag: consuming CancelBag, label: String?, kind: TaskKind,
     make:
       @escaping (URLSession, @escaping @Sendable (Result<Value, any Error>) -> Void) ->
       URLSessionTask
   ) async throws -> Value {
+    // Hold the bag only until the request is registered: a bag kept alive by this call could
+    // never end with its owner.
+    let handOff = BagHandOff(consume bag)
     let swiftTask = SwiftTaskCancellation<Value>()
     let route = CancelSafeSessions.route(for: self, kind: kind)
     do {
       return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
           let request = BoundRequest<Value>(deliveryQueue: nil) { continuation.resume(with: $0) }
-          let task = request.start(in: bag, label: label, waitForLookup: route.waitForLookup) {
+          let task = request.start(
+            in: handOff.take(), label: label, waitForLookup: route.waitForLookup
+          ) {
             make(route.session, $0)
           }
           if swiftTask.attach(request) { request.resumeUnlessCancelled(task) }

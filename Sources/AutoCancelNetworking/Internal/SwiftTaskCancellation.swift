@@ -41,3 +41,21 @@ extension BoundRequest {
     cancel(reason: .explicit, reporting: SwiftTaskCancellation<Value>.Marker())
   }
 }
+
+/// Carries a bag into the request's setup and lets go of it there, so the awaiting call does
+/// not keep the bag (and its owner's cancellation) alive.
+final class BagHandOff: @unchecked Sendable {
+  // Safety: `bag` is only touched under `lock`.
+  private let lock = NSLock()
+  private var bag: CancelBag?
+
+  init(_ bag: consuming CancelBag) { self.bag = bag }
+
+  /// The bag, once; later calls trap (the setup runs once).
+  func take() -> CancelBag {
+    lock.withLock {
+      defer { bag = nil }
+      return bag!
+    }
+  }
+}

@@ -61,10 +61,41 @@ final class Slot<Value>: @unchecked Sendable {
 
   init(_ value: Value?) { self.value = value }
 
+  func put(_ newValue: Value) { lock.withLock { value = newValue } }
   func take() -> Value? {
     lock.withLock {
       defer { value = nil }; return value
     }
   }
   func peek<Result>(_ body: (Value?) -> Result) -> Result { lock.withLock { body(value) } }
+}
+
+/// Waits until `count` values came out of `stream`, or `seconds` passed (a watchdog against
+/// hangs, not a measurement). Returns how many came.
+func collect(_ count: Int, from stream: AsyncStream<Int>, watchdog seconds: Double) async -> Int {
+  await withTaskGroup(of: Int?.self) { group in
+    group.addTask {
+      var seen = 0
+      for await _ in stream {
+        seen += 1
+        if seen == count { break }
+      }
+      return seen
+    }
+    group.addTask {
+      try? await Task.sleep(for: .seconds(seconds))
+      return nil
+    }
+    var result = 0
+    for await value in group {
+      if let value {
+        result = value
+        break
+      }
+      // The watchdog fired first.
+      break
+    }
+    group.cancelAll()
+    return result
+  }
 }
