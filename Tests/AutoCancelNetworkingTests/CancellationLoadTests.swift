@@ -94,4 +94,90 @@ struct CancellationLoadTests {
     print(
       "route \(route): \(outcomes.counts[0] ?? 0) completed, \(outcomes.counts[1] ?? 0) cancelled")
   }
+
+  /// One phase of the mixed load: `owners` owners, `perOwner` requests each (callback data,
+  /// async data, a slow download cut mid-way, a download task), each owner released at a
+  /// seeded moment: right away from another thread, inside one of its completion handlers,
+  /// or never. Returns after every completion arrived (or the watchdog fired).
+  func mixedLoad(
+    session: URLSession, owners: Int, perOwner: Int, phase: Int,
+    generator: inout SeededGenerator, counter: CallCounter
+  ) async -> (arrived: Int, expected: Int, kept: [Owner]) {
+    let (stream, completed) = AsyncStream<Int>.makeStream()
+    var kept: [Owner] = []
+    for ownerIndex in 0..<owners {
+      let owner = Slot(Owner())
+      let release = Int.random(in: 0..<3, using: &generator)  // 0 now, 1 in a handler, 2 never
+      let releaseAfter = Int.random(in: 0..<perOwner, using: &generator)
+      // Borrowed for the loop only; a handler may release the owner before the loop ends.
+      let bag = owner.peek { $0!.cancelBag }
+      for requestIndex in 0..<perOwner {
+        let id = (phase * owners + ownerIndex) * perOwner + requestIndex
+        let finished: @Sendable () -> Void = {
+          counter.record(id)
+          if release == 1, requestIndex == releaseAfter { _ = owner.take() }
+          completed.yield(id)
+        }
+        switch requestIndex % 4 {
+        case 0:
+          session.dataTask(with: server.url("/bytes?size=2048"), in: bag) { _, _, _ in finished() }
+            .resume()
+        case 1:
+          let url = server.url("/bytes?size=4096")
+          Task {
+            // Not `bag`: a bag captured here would outlive its owner.
+            if let bag = owner.peek({ $0?.cancelBag }) {
+              _ = try? await session.data(from: url, in: consume bag)
+            }
+            finished()
+          }
+        case 2:
+          let url = server.url("/slow?size=400000&chunk=16384&interval_ms=1")
+          session.dataTask(with: url, in: bag) { _, _, _ in finished() }.resume()
+        default:
+          session.downloadTask(with: server.url("/bytes?size=3000"), in: bag) { _, _, _ in
+            finished()
+          }.resume()
+        }
+      }
+      if release == 0 {
+        DispatchQueue.global().async { _ = owner.take() }
+      } else if release == 2, let survivor = owner.take() {
+        kept.append(survivor)
+      }
+    }
+    let expected = owners * perOwner
+    return (await collect(expected, from: stream, watchdog: 30), expected, kept)
+  }
+
+  @Test("hundreds of requests across dozens of owners complete once each, leaking no descriptors")
+  func dozensOfOwners() async throws {
+    let seed = UInt64.random(in: 0...UInt64.max)
+    print("dozensOfOwners seed: \(seed)")
+    var generator = SeededGenerator(state: seed)
+    let session = URLSession(configuration: .default)  // URLCache.shared, no delegate
+    defer { session.finishTasksAndInvalidate() }
+    let counter = CallCounter()
+    let first = await mixedLoad(
+      session: session, owners: 24, perOwner: 8, phase: 0, generator: &generator,
+      counter: counter)
+    #expect(first.arrived == first.expected, "seed \(seed): watchdog fired in phase 0")
+    let descriptorsAfterFirst = openFileDescriptorCount()
+    let second = await mixedLoad(
+      session: session, owners: 24, perOwner: 8, phase: 1, generator: &generator,
+      counter: counter)
+    #expect(second.arrived == second.expected, "seed \(seed): watchdog fired in phase 1")
+    let descriptorsAfterSecond = openFileDescriptorCount()
+    print(
+      "dozensOfOwners: \(first.expected + second.expected) requests, descriptors after phase 0:"
+        + " \(descriptorsAfterFirst), after phase 1: \(descriptorsAfterSecond)")
+    let counts = counter.counts
+    #expect(counts.count == first.expected + second.expected, "seed \(seed)")
+    #expect(counts.values.allSatisfy { $0 == 1 }, "seed \(seed): a handler ran twice")
+    // A leak grows with the requests (192 per phase); the connection pool does not.
+    #expect(
+      descriptorsAfterSecond - descriptorsAfterFirst < 24,
+      "seed \(seed): \(descriptorsAfterFirst) → \(descriptorsAfterSecond) descriptors")
+    #expect((first.kept + second.kept).allSatisfy { $0.cancelBag.count == 0 })
+  }
 }

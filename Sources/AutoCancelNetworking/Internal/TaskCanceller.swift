@@ -17,8 +17,8 @@ import Foundation
 /// 2. Never while a cached-response lookup is pending. On a session whose cache is not a
 ///    ``CancelSafeURLCache``, a data task's `cancel()` issued during the lookup is parked
 ///    and replayed later, and may then crash the process. For such tasks the cancel waits
-///    until the task shows a sign of being past the lookup (a response, bytes moved) or has
-///    completed, checking every few milliseconds.
+///    until the task shows a sign of being past the lookup (a response head, bytes moved) or
+///    has completed, checking every few milliseconds.
 enum TaskCanceller {
   static let queue = DispatchQueue(label: "AutoCancelNetworking.TaskCanceller")
 
@@ -48,7 +48,13 @@ enum TaskCanceller {
       // Never resumed: no lookup started, and `resume()` after this does nothing.
       task.cancel()
     case .running:
-      if task.response != nil || task.countOfBytesReceived > 0 || task.countOfBytesSent > 0 {
+      // FoundationNetworking sets the expected length when the response head arrives, long
+      // after the lookup; `response` and the byte counts of completion-handler tasks only
+      // move at the end. (A plain read of an Int64 that Foundation writes on its queue: a
+      // stale value only delays the next check.)
+      if task.countOfBytesExpectedToReceive != 0 || task.response != nil
+        || task.countOfBytesReceived > 0 || task.countOfBytesSent > 0
+      {
         task.cancel()
       } else {
         queue.asyncAfter(deadline: .now() + pollInterval) { cancelPastLookup(task) }
