@@ -1,5 +1,6 @@
 import AutoCancelNetworking
 import Foundation
+import LoopbackHTTPServer
 import Testing
 
 #if canImport(FoundationNetworking)

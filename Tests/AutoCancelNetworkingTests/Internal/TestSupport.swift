@@ -1,4 +1,5 @@
 import AutoCancelNetworking
+import LoopbackHTTPServer
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -99,3 +100,6 @@ func collect(_ count: Int, from stream: AsyncStream<Int>, watchdog seconds: Doub
     return result
   }
 }
+
+/// The loopback server the tests talk to.
+typealias TestServer = LoopbackHTTPServer
