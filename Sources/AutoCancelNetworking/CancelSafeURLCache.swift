@@ -1,3 +1,4 @@
+import AutoCancel
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -22,7 +23,7 @@ import Foundation
 /// at which a cancel can be parked.
 ///
 /// The URLSession helpers of this module (such as
-/// ``Foundation/URLSession/dataTask(with:in:completionHandler:)-(URLRequest,_,_)``) use
+/// ``FoundationNetworking/URLSession/dataTask(with:in:label:completionHandler:)-(URLRequest,_,_,_)``) use
 /// this cache on their own: for a session without a delegate they run the request on a twin
 /// session whose cache is a `CancelSafeURLCache` around the original one. Install it yourself
 /// when you create sessions with a delegate, or when you cancel raw tasks:

@@ -1,3 +1,4 @@
+import AutoCancel
 import Foundation
 
 /// An `Operation` can go in a bag: the bag calls `Operation.cancel()` when it ends.

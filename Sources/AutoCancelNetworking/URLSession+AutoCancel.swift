@@ -1,13 +1,14 @@
+import AutoCancel
 import Foundation
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
 
-/// URLSession tasks bound to a ``CancelBag``, with completion handlers.
+/// URLSession tasks bound to a `CancelBag`, with completion handlers.
 ///
 /// Each method is Foundation's, plus `in: bag`: the task is cancelled when the bag ends (its
-/// owner goes away, ``CancelBag/end(reason:)``, ``CancelBag/cancelAll(reason:)``, a key
+/// owner goes away, `CancelBag.end(reason:)`, `CancelBag.cancelAll(reason:)`, a key
 /// replacement, a deadline) and leaves the bag by itself when it completes.
 ///
 /// ```swift

@@ -1,19 +1,20 @@
+import AutoCancel
 import Foundation
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
 
-/// Async URLSession calls bound to a ``CancelBag`` and to the awaiting Swift task.
+/// Async URLSession calls bound to a `CancelBag` and to the awaiting Swift task.
 ///
 /// Each returns what Foundation's async method returns, and throws
 /// `CancelledError(reason:)` when it was cancelled:
 ///
 /// - by the bag (its owner went away, it ended, a key replaced it, a deadline passed): the
 ///   error carries the bag's reason;
-/// - by cancelling the awaiting Swift task: the reason is ``CancellationReason/current``
-///   (the bag's reason when the task was launched by ``CancelBag``) or
-///   ``CancellationReason/explicit``.
+/// - by cancelling the awaiting Swift task: the reason is `CancellationReason.current`
+///   (the bag's reason when the task was launched by `CancelBag`) or
+///   `CancellationReason.explicit`.
 ///
 /// ```swift
 /// final class ProfileModel: AutoCancelOwner {
@@ -35,7 +36,7 @@ import Foundation
 ///   is sent.
 /// - The work leaves the bag when it completes, whichever way.
 /// - The call holds the bag only while it registers the request: when the owner that stores
-///   the bag goes away mid-request, the bag ends (``CancellationReason/ownerGone``) and the
+///   the bag goes away mid-request, the bag ends (`CancellationReason.ownerGone`) and the
 ///   request is cancelled. (A bag that the caller keeps in a local variable stays alive.)
 extension URLSession {
   /// Loads `request` and returns its body and response.

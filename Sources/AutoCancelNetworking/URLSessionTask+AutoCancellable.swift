@@ -1,3 +1,4 @@
+import AutoCancel
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -12,11 +13,11 @@ import Foundation
 /// task.resume()
 /// ```
 ///
-/// Prefer the helpers (``Foundation/URLSession/dataTask(with:in:label:completionHandler:)-(URLRequest,_,_,_)``
-/// and the async ``Foundation/URLSession/data(for:in:label:)``): they also remove the task
+/// Prefer the helpers (``FoundationNetworking/URLSession/dataTask(with:in:label:completionHandler:)-(URLRequest,_,_,_)``
+/// and the async ``FoundationNetworking/URLSession/data(for:in:label:)``): they also remove the task
 /// from the bag when it completes, report the reason, and on Linux run the task on a session
 /// where cancelling is always safe. A raw task stays in the bag until the bag ends; call
-/// ``CancelRegistration/finish()`` from its completion handler to remove it earlier.
+/// `CancelRegistration.finish()` from its completion handler to remove it earlier.
 extension URLSessionTask: AutoCancellable {
   /// Cancels the task from a private serial queue and returns at once.
   ///

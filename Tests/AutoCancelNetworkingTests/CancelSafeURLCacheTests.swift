@@ -1,3 +1,4 @@
+import AutoCancel
 import AutoCancelNetworking
 import Foundation
 import Testing

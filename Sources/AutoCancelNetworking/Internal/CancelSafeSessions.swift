@@ -1,3 +1,4 @@
+import AutoCancel
 import Foundation
 
 #if canImport(FoundationNetworking)

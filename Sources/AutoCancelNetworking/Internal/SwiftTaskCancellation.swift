@@ -1,3 +1,4 @@
+import AutoCancel
 import Foundation
 
 /// Connects the awaiting Swift task's cancellation to a ``BoundRequest``.

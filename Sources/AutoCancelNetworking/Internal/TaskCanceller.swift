@@ -1,4 +1,5 @@
 import Dispatch
+import AutoCancel
 import Foundation
 
 #if canImport(FoundationNetworking)
