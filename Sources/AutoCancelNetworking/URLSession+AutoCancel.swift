@@ -58,7 +58,7 @@ extension URLSession {
     let bound = BoundRequest<(Data?, URLResponse?)>(
       deliveryQueue: route.session.delegateQueue,
       completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, waitForLookup: route.waitForLookup) { done in
+    return bound.start(in: bag, label: label, route: route) { done in
       route.session.dataTask(with: request) { data, response, error in
         done(error.map { .failure($0) } ?? .success((data, response)))
       }
@@ -96,7 +96,7 @@ extension URLSession {
     let bound = BoundRequest<(Data?, URLResponse?)>(
       deliveryQueue: route.session.delegateQueue,
       completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, waitForLookup: route.waitForLookup) { done in
+    return bound.start(in: bag, label: label, route: route) { done in
       route.session.uploadTask(with: request, from: bodyData) { data, response, error in
         done(error.map { .failure($0) } ?? .success((data, response)))
       }
@@ -119,7 +119,7 @@ extension URLSession {
     let bound = BoundRequest<(Data?, URLResponse?)>(
       deliveryQueue: route.session.delegateQueue,
       completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, waitForLookup: route.waitForLookup) { done in
+    return bound.start(in: bag, label: label, route: route) { done in
       route.session.uploadTask(with: request, fromFile: fileURL) { data, response, error in
         done(error.map { .failure($0) } ?? .success((data, response)))
       }
@@ -141,7 +141,7 @@ extension URLSession {
     let bound = BoundRequest<(URL?, URLResponse?)>(
       deliveryQueue: route.session.delegateQueue,
       completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, waitForLookup: route.waitForLookup) { done in
+    return bound.start(in: bag, label: label, route: route) { done in
       route.session.downloadTask(with: request) { file, response, error in
         done(error.map { .failure($0) } ?? .success((file, response)))
       }

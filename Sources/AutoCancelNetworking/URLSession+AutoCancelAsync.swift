@@ -169,7 +169,7 @@ extension URLSession {
         try await withCheckedThrowingContinuation { continuation in
           let request = BoundRequest<Value>(deliveryQueue: nil) { continuation.resume(with: $0) }
           let task = request.start(
-            in: handOff.take(), label: label, waitForLookup: route.waitForLookup
+            in: handOff.take(), label: label, route: route
           ) {
             make(route.session, $0)
           }

@@ -36,9 +36,11 @@ extension URLSessionTask: AutoCancellable {
   /// ```
   public func cancel(reason: CancellationReason) {
     #if canImport(FoundationNetworking)
-      TaskCanceller.cancel(self, waitForLookup: self is URLSessionDataTask)
+      TaskCanceller.cancel(
+        self, waitForLookup: self is URLSessionDataTask, on: TaskCanceller.sharedQueue(for: self))
     #else
-      TaskCanceller.cancel(self, waitForLookup: false)
+      TaskCanceller.cancel(
+        self, waitForLookup: false, on: TaskCanceller.sharedQueue(for: self))
     #endif
   }
 }

@@ -37,8 +37,9 @@ struct URLSessionAutoCancelTests {
   func ownerReleasedMidDownload() async throws {
     let owner = Slot(Owner())
     let session = makeCachingSession()
-    let size = 50_000_000
-    let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=2&id=mid")
+    // 100 MB at 16 KB every 5 ms: half a minute in full; a tenth of it is 3 s of slack.
+    let size = 100_000_000
+    let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=5&id=mid")
     let result = await withCheckedContinuation { continuation in
       owner.peek { owner in
         session.dataTask(with: url, in: owner!.cancelBag) { _, _, error in
@@ -52,6 +53,7 @@ struct URLSessionAutoCancelTests {
     }
     #expect((result as? CancelledError)?.reason == .ownerGone)
     let record = try #require(await server.waitForRecord(id: "mid"))
+    print("owner released mid-download: the server sent \(record.bytesSent) of \(size) bytes")
     #expect(record.clientWentAway)
     #expect(!record.completed)
     #expect(record.bytesSent < size / 10)

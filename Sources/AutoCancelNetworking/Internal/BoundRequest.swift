@@ -21,6 +21,7 @@ final class BoundRequest<Value: Sendable>: AutoCancellable, @unchecked Sendable 
   private struct State {
     var task: URLSessionTask?
     var waitForLookup = false
+    var cancelQueue: DispatchQueue?
     var registration: CancelRegistration?
     var cancelReason: CancellationReason?
     var delivered = false
@@ -43,7 +44,7 @@ final class BoundRequest<Value: Sendable>: AutoCancellable, @unchecked Sendable 
   /// Registers in `bag`, then creates the task with `make` (handing it the completion to
   /// install) and attaches it.
   func start<Task: URLSessionTask>(
-    in bag: CancelBag, label: String?, waitForLookup: Bool,
+    in bag: CancelBag, label: String?, route: CancelSafeRoute,
     make: (@escaping @Sendable (Result<Value, any Error>) -> Void) -> Task
   ) -> Task {
     let registration = bag.add(self, label: label)
@@ -51,10 +52,13 @@ final class BoundRequest<Value: Sendable>: AutoCancellable, @unchecked Sendable 
     let task = make { [self] result in self.urlSessionCompleted(result) }
     let cancelNow = lock.withLock {
       state.task = task
-      state.waitForLookup = waitForLookup
+      state.waitForLookup = route.waitForLookup
+      state.cancelQueue = route.cancelQueue
       return state.cancelReason != nil
     }
-    if cancelNow { TaskCanceller.cancel(task, waitForLookup: waitForLookup) }
+    if cancelNow {
+      TaskCanceller.cancel(task, waitForLookup: route.waitForLookup, on: route.cancelQueue)
+    }
     return task
   }
 
@@ -71,15 +75,17 @@ final class BoundRequest<Value: Sendable>: AutoCancellable, @unchecked Sendable 
 
   /// Cancels, reporting `error` to the completion if the cancel wins.
   func cancel(reason: CancellationReason, reporting error: any Error) {
-    let decision: (URLSessionTask?, Bool, CancelRegistration?)? = lock.withLock {
+    let decided: State? = lock.withLock {
       guard !state.delivered else { return nil }
       state.delivered = true
       state.cancelReason = reason
-      return (state.task, state.waitForLookup, state.registration)
+      return state
     }
-    guard let (task, waitForLookup, registration) = decision else { return }
-    registration?.finish()  // no-op when the bag itself is cancelling it
-    if let task { TaskCanceller.cancel(task, waitForLookup: waitForLookup) }
+    guard let snapshot = decided else { return }
+    snapshot.registration?.finish()  // no-op when the bag itself is cancelling it
+    if let task = snapshot.task, let queue = snapshot.cancelQueue {
+      TaskCanceller.cancel(task, waitForLookup: snapshot.waitForLookup, on: queue)
+    }
     deliver(.failure(error))
   }
 

@@ -1,4 +1,5 @@
 import AutoCancel
+import Dispatch
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -11,6 +12,16 @@ struct CancelSafeRoute: Sendable {
   let session: URLSession
   /// Whether a cancel must wait for the task to be past its cache lookup.
   let waitForLookup: Bool
+  /// The serial queue that runs this session's cancels.
+  let cancelQueue: DispatchQueue
+
+  init(
+    session: URLSession, waitForLookup: Bool, cancelQueue: DispatchQueue = TaskCanceller.makeQueue()
+  ) {
+    self.session = session
+    self.waitForLookup = waitForLookup
+    self.cancelQueue = cancelQueue
+  }
 }
 
 /// Maps sessions to a session on which cancelling is safe on Linux.
@@ -47,8 +58,6 @@ enum CancelSafeSessions {
   /// The route for work of `kind` on `session`.
   static func route(for session: URLSession, kind: TaskKind) -> CancelSafeRoute {
     #if canImport(FoundationNetworking)
-      // Download tasks never look the cache up in FoundationNetworking.
-      if kind == .download { return CancelSafeRoute(session: session, waitForLookup: false) }
       let id = ObjectIdentifier(session)
       let (found, stale): (CancelSafeRoute?, [Entry]) = registry.lock.withLock {
         if let entry = registry.entries[id], entry.original === session {
@@ -56,7 +65,7 @@ enum CancelSafeSessions {
         }
         return (nil, pruneLocked())
       }
-      if let found { return found }
+      if let found { return found.for(kind) }
       for entry in stale where entry.route.session !== entry.original {
         entry.route.session.finishTasksAndInvalidate()
       }
@@ -65,10 +74,10 @@ enum CancelSafeSessions {
         if let entry = registry.entries[id], entry.original === session {
           // Another thread won; use its route (ours, if a twin, goes unused).
           if route.session !== session { route.session.finishTasksAndInvalidate() }
-          return entry.route
+          return entry.route.for(kind)
         }
         registry.entries[id] = Entry(original: session, route: route)
-        return route
+        return route.for(kind)
       }
     #else
       return CancelSafeRoute(session: session, waitForLookup: false)
@@ -95,6 +104,15 @@ enum CancelSafeSessions {
       configuration: configuration, delegate: nil, delegateQueue: session.delegateQueue)
     twin.sessionDescription = session.sessionDescription
     return CancelSafeRoute(session: twin, waitForLookup: false)
+  }
+}
+
+extension CancelSafeRoute {
+  /// The route for a task of `kind`: download tasks never look the cache up in
+  /// FoundationNetworking, so they stay on the original session and never wait.
+  func `for`(_ kind: TaskKind) -> CancelSafeRoute {
+    guard kind == .download, waitForLookup else { return self }
+    return CancelSafeRoute(session: session, waitForLookup: false, cancelQueue: cancelQueue)
   }
 }
 

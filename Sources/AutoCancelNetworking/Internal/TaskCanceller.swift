@@ -21,7 +21,21 @@ import Foundation
 ///    until the task shows a sign of being past the lookup (a response head, bytes moved) or
 ///    has completed, checking every few milliseconds.
 enum TaskCanceller {
-  static let queue = DispatchQueue(label: "AutoCancelNetworking.TaskCanceller")
+  /// Serial queues for raw tasks, whose session the library cannot see; a task always uses
+  /// the same one. Several, so that one busy session does not hold up everyone's cancels.
+  static let sharedQueues = (0..<4).map {
+    DispatchQueue(label: "AutoCancelNetworking.TaskCanceller.\($0)")
+  }
+
+  /// A new serial queue for the cancels of one session (see ``CancelSafeRoute``).
+  static func makeQueue() -> DispatchQueue {
+    DispatchQueue(label: "AutoCancelNetworking.TaskCanceller.session")
+  }
+
+  /// The shared queue for `task`.
+  static func sharedQueue(for task: URLSessionTask) -> DispatchQueue {
+    sharedQueues[Int(UInt(bitPattern: ObjectIdentifier(task).hashValue) % 4)]
+  }
 
   /// How often a deferred cancel looks at its task again.
   static let pollInterval = DispatchTimeInterval.milliseconds(2)
@@ -30,10 +44,11 @@ enum TaskCanceller {
   ///
   /// - Parameter waitForLookup: true when the task's session may still be looking its
   ///   request up in a cache that is not cancel-safe.
-  static func cancel(_ task: URLSessionTask, waitForLookup: Bool) {
+  ///   - queue: the serial queue that runs it: the session's, or the task's shared one.
+  static func cancel(_ task: URLSessionTask, waitForLookup: Bool, on queue: DispatchQueue) {
     queue.async {
       if waitForLookup {
-        cancelPastLookup(task)
+        cancelPastLookup(task, on: queue)
       } else {
         task.cancel()
       }
@@ -41,7 +56,7 @@ enum TaskCanceller {
   }
 
   /// Runs on `queue`.
-  private static func cancelPastLookup(_ task: URLSessionTask) {
+  private static func cancelPastLookup(_ task: URLSessionTask, on queue: DispatchQueue) {
     switch task.state {
     case .completed, .canceling:
       return
@@ -58,7 +73,7 @@ enum TaskCanceller {
       {
         task.cancel()
       } else {
-        queue.asyncAfter(deadline: .now() + pollInterval) { cancelPastLookup(task) }
+        queue.asyncAfter(deadline: .now() + pollInterval) { cancelPastLookup(task, on: queue) }
       }
     @unknown default:
       task.cancel()
