@@ -37,7 +37,8 @@ struct URLSessionAutoCancelTests {
   func ownerReleasedMidDownload() async throws {
     let owner = Slot(Owner())
     let session = makeCachingSession()
-    // 100 MB at 16 KB every 5 ms: half a minute in full; a tenth of it is 3 s of slack.
+    // 100 MB at 16 KB every 5 ms: half a minute in full; a quarter of it is 7 s of slack for
+    // a loaded machine under ThreadSanitizer (typically a few hundred KB go out).
     let size = 100_000_000
     let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=5&id=mid")
     let result = await withCheckedContinuation { continuation in
@@ -56,7 +57,7 @@ struct URLSessionAutoCancelTests {
     print("owner released mid-download: the server sent \(record.bytesSent) of \(size) bytes")
     #expect(record.clientWentAway)
     #expect(!record.completed)
-    #expect(record.bytesSent < size / 10)
+    #expect(record.bytesSent < size / 4)
   }
 
   @Test("A bag ended before resume() cancels the task before it starts, with the bag's reason")
