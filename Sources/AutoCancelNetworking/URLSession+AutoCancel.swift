@@ -140,6 +140,7 @@ extension URLSession {
     let route = CancelSafeSessions.route(for: self, kind: .download)
     let bound = BoundRequest<(URL?, URLResponse?)>(
       deliveryQueue: route.session.delegateQueue,
+      discard: { file, _ in file.map { try? FileManager.default.removeItem(at: $0) } },
       completion: Self.triple(completionHandler))
     return bound.start(in: bag, label: label, route: route) { done in
       route.session.downloadTask(with: request) { file, response, error in

@@ -122,7 +122,10 @@ extension URLSession {
   public func download(
     for request: URLRequest, in bag: consuming CancelBag, label: String? = nil
   ) async throws -> (URL, URLResponse) {
-    try await bound(in: consume bag, label: label, kind: .download) { session, done in
+    try await bound(
+      in: consume bag, label: label, kind: .download,
+      discard: { file, _ in try? FileManager.default.removeItem(at: file) }
+    ) { session, done in
       session.downloadTask(with: request) { file, response, error in
         done(
           Result {
@@ -155,6 +158,7 @@ extension URLSession {
   /// Swift task.
   private func bound<Value: Sendable>(
     in bag: consuming CancelBag, label: String?, kind: TaskKind,
+    discard: (@Sendable (Value) -> Void)? = nil,
     make:
       @escaping (URLSession, @escaping @Sendable (Result<Value, any Error>) -> Void) ->
       URLSessionTask
@@ -167,7 +171,9 @@ extension URLSession {
     do {
       return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
-          let request = BoundRequest<Value>(deliveryQueue: nil) { continuation.resume(with: $0) }
+          let request = BoundRequest<Value>(deliveryQueue: nil, discard: discard) {
+            continuation.resume(with: $0)
+          }
           let task = request.start(
             in: handOff.take(), label: label, route: route
           ) {

@@ -37,10 +37,11 @@ struct URLSessionAutoCancelTests {
   func ownerReleasedMidDownload() async throws {
     let owner = Slot(Owner())
     let session = makeCachingSession()
-    // 100 MB at 16 KB every 5 ms: half a minute in full; a quarter of it is 7 s of slack for
-    // a loaded machine under ThreadSanitizer (typically a few hundred KB go out).
+    // 100 MB at 16 KB every 10 ms: a minute in full; a quarter of it is 15 s of slack for a
+    // loaded machine under ThreadSanitizer. Typically 2 MB go out, most of it into socket
+    // buffers; under ThreadSanitizer beside the load tests, up to 16 MB were seen.
     let size = 100_000_000
-    let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=5&id=mid")
+    let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=10&id=mid")
     let result = await withCheckedContinuation { continuation in
       owner.peek { owner in
         session.dataTask(with: url, in: owner!.cancelBag) { _, _, error in

@@ -31,13 +31,20 @@ final class BoundRequest<Value: Sendable>: AutoCancellable, @unchecked Sendable 
   private var state = State()
   private let completion: Completion
   private let deliveryQueue: OperationQueue?
+  private let discard: (@Sendable (Value) -> Void)?
 
   /// - Parameters:
   ///   - deliveryQueue: where a cancellation is reported; nil reports it on the cancelling
   ///     thread (fine for resuming a continuation).
   ///   - completion: called exactly once.
-  init(deliveryQueue: OperationQueue?, completion: @escaping Completion) {
+  ///   - discard: cleans up a result that arrives after a cancellation won (a downloaded
+  ///     file nobody will read).
+  init(
+    deliveryQueue: OperationQueue?, discard: (@Sendable (Value) -> Void)? = nil,
+    completion: @escaping Completion
+  ) {
     self.deliveryQueue = deliveryQueue
+    self.discard = discard
     self.completion = completion
   }
 
@@ -98,7 +105,10 @@ final class BoundRequest<Value: Sendable>: AutoCancellable, @unchecked Sendable 
       state.delivered = true
       return .some(state.registration)
     }
-    guard case .some(let registration) = registration else { return }
+    guard case .some(let registration) = registration else {
+      if case .success(let value) = result { discard?(value) }
+      return
+    }
     registration?.finish()
     completion(result)
   }
