@@ -54,7 +54,11 @@ public final class CancelSafeURLCache: URLCache, @unchecked Sendable {
   /// ```
   public init(wrapping base: URLCache = .shared) {
     self.base = base
-    super.init(memoryCapacity: 0, diskCapacity: 0, diskPath: nil)
+    #if canImport(FoundationNetworking)
+      super.init(memoryCapacity: 0, diskCapacity: 0, diskPath: nil)
+    #else
+      super.init(memoryCapacity: 0, diskCapacity: 0, directory: nil)
+    #endif
   }
 
   /// The wrapped cache's response for `request`.
