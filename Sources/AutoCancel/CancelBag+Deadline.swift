@@ -36,7 +36,7 @@ extension CancelBag {
   /// Starts a task bound to the bag that is cancelled, with reason
   /// ``CancellationReason/timedOut``, if it has not finished after `timeout`.
   ///
-  /// Otherwise the same as ``task(key:label:priority:operation:)-(_,_,_,()->Success)``.
+  /// Otherwise the same as ``task(key:label:priority:operation:)->Task<Success,Error>``.
   ///
   /// ```swift
   /// cancelBag.task(timeout: .seconds(10)) { try await api.profile() }
