@@ -37,13 +37,25 @@ struct CancelSafeRoute: Sendable {
 /// Twins are made once per session and dropped (finishing their tasks) when the original
 /// session is gone. On Apple platforms every session is used as is.
 enum CancelSafeSessions {
+  /// What is remembered per session: never the session itself (the registry must not keep
+  /// a caller's session alive), only its twin, if any.
   private final class Entry: @unchecked Sendable {
-    // Safety: both properties are set once, before the entry is shared.
+    // Safety: all properties are set once, before the entry is shared.
     weak var original: URLSession?
-    let route: CancelSafeRoute
-    init(original: URLSession, route: CancelSafeRoute) {
+    let twin: URLSession?
+    let waitForLookup: Bool
+    let cancelQueue: DispatchQueue
+    init(original: URLSession, twin: URLSession?, waitForLookup: Bool) {
       self.original = original
-      self.route = route
+      self.twin = twin
+      self.waitForLookup = waitForLookup
+      self.cancelQueue = TaskCanceller.makeQueue()
+    }
+
+    func route(for session: URLSession, kind: TaskKind) -> CancelSafeRoute {
+      CancelSafeRoute(
+        session: twin ?? session, waitForLookup: waitForLookup, cancelQueue: cancelQueue
+      ).for(kind)
     }
   }
 
@@ -59,51 +71,42 @@ enum CancelSafeSessions {
   static func route(for session: URLSession, kind: TaskKind) -> CancelSafeRoute {
     #if canImport(FoundationNetworking)
       let id = ObjectIdentifier(session)
-      let (found, stale): (CancelSafeRoute?, [Entry]) = registry.lock.withLock {
+      let (found, stale): (Entry?, [Entry]) = registry.lock.withLock {
+        if let entry = registry.entries[id], entry.original === session { return (entry, []) }
+        let stale = registry.entries.filter { $0.value.original == nil }
+        for key in stale.keys { registry.entries[key] = nil }
+        return (nil, Array(stale.values))
+      }
+      if let found { return found.route(for: session, kind: kind) }
+      for entry in stale { entry.twin?.finishTasksAndInvalidate() }
+      let made = makeEntry(for: session)
+      let (entry, unused): (Entry, Entry?) = registry.lock.withLock {
         if let entry = registry.entries[id], entry.original === session {
-          return (entry.route, [])
+          return (entry, made)  // another thread won
         }
-        return (nil, pruneLocked())
+        registry.entries[id] = made
+        return (made, nil)
       }
-      if let found { return found.for(kind) }
-      for entry in stale where entry.route.session !== entry.original {
-        entry.route.session.finishTasksAndInvalidate()
-      }
-      let route = makeRoute(for: session)
-      return registry.lock.withLock {
-        if let entry = registry.entries[id], entry.original === session {
-          // Another thread won; use its route (ours, if a twin, goes unused).
-          if route.session !== session { route.session.finishTasksAndInvalidate() }
-          return entry.route.for(kind)
-        }
-        registry.entries[id] = Entry(original: session, route: route)
-        return route.for(kind)
-      }
+      unused?.twin?.finishTasksAndInvalidate()
+      return entry.route(for: session, kind: kind)
     #else
       return CancelSafeRoute(session: session, waitForLookup: false)
     #endif
   }
 
-  /// Removes entries whose session is gone; call under the lock.
-  private static func pruneLocked() -> [Entry] {
-    let stale = registry.entries.filter { $0.value.original == nil }
-    for key in stale.keys { registry.entries[key] = nil }
-    return Array(stale.values)
-  }
-
-  private static func makeRoute(for session: URLSession) -> CancelSafeRoute {
+  private static func makeEntry(for session: URLSession) -> Entry {
     let configuration = session.configuration
     guard let cache = configuration.urlCache, !(cache is CancelSafeURLCache) else {
-      return CancelSafeRoute(session: session, waitForLookup: false)
+      return Entry(original: session, twin: nil, waitForLookup: false)
     }
     guard session.delegate == nil else {
-      return CancelSafeRoute(session: session, waitForLookup: true)
+      return Entry(original: session, twin: nil, waitForLookup: true)
     }
     configuration.urlCache = CancelSafeURLCache(wrapping: cache)
     let twin = URLSession(
       configuration: configuration, delegate: nil, delegateQueue: session.delegateQueue)
     twin.sessionDescription = session.sessionDescription
-    return CancelSafeRoute(session: twin, waitForLookup: false)
+    return Entry(original: session, twin: twin, waitForLookup: false)
   }
 }
 

@@ -36,26 +36,38 @@ enum StreamSessions {
 
   static func route(for session: URLSession) -> Route {
     let id = ObjectIdentifier(session)
+    let (found, stale): (Route?, [Entry]) = registry.lock.withLock {
+      if let entry = registry.entries[id], entry.original === session { return (entry.route, []) }
+      let stale = registry.entries.filter { $0.value.original == nil }
+      for key in stale.keys { registry.entries[key] = nil }
+      return (nil, Array(stale.values))
+    }
+    if let found { return found }
+    for entry in stale { entry.route.session.finishTasksAndInvalidate() }
+    let route = makeRoute(for: session)
     return registry.lock.withLock {
-      if let entry = registry.entries[id], entry.original === session { return entry.route }
-      for (key, entry) in registry.entries where entry.original == nil {
-        registry.entries[key] = nil
-        entry.route.session.finishTasksAndInvalidate()
+      if let entry = registry.entries[id], entry.original === session {
+        // Another thread won; ours goes unused.
+        route.session.finishTasksAndInvalidate()
+        return entry.route
       }
-      let configuration = session.configuration
-      #if canImport(FoundationNetworking)
-        if let cache = configuration.urlCache, !(cache is CancelSafeURLCache) {
-          configuration.urlCache = CancelSafeURLCache(wrapping: cache)
-        }
-      #endif
-      let delegate = StreamDelegate()
-      let queue = OperationQueue()
-      queue.maxConcurrentOperationCount = 1
-      let twin = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
-      let route = Route(session: twin, delegate: delegate, cancelQueue: TaskCanceller.makeQueue())
       registry.entries[id] = Entry(original: session, route: route)
       return route
     }
+  }
+
+  private static func makeRoute(for session: URLSession) -> Route {
+    let configuration = session.configuration
+    #if canImport(FoundationNetworking)
+      if let cache = configuration.urlCache, !(cache is CancelSafeURLCache) {
+        configuration.urlCache = CancelSafeURLCache(wrapping: cache)
+      }
+    #endif
+    let delegate = StreamDelegate()
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let twin = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    return Route(session: twin, delegate: delegate, cancelQueue: TaskCanceller.makeQueue())
   }
 }
 
