@@ -1,0 +1,177 @@
+import AutoCancel
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// URLSession tasks bound to a `CancelBag`, with completion handlers.
+///
+/// Each method is Foundation's, plus `in: bag`: the task is cancelled when the bag ends (its
+/// owner goes away, `CancelBag.end(reason:)`, `CancelBag.cancelAll(reason:)`, a key
+/// replacement, a deadline) and leaves the bag by itself when it completes.
+///
+/// ```swift
+/// final class AvatarView: AutoCancelOwner {
+///   let cancelBag = CancelBag()
+///   func load(_ url: URL) {
+///     URLSession.shared.dataTask(with: url, in: cancelBag) { data, _, error in
+///       if let error = error as? CancelledError { return print(error) }  // cancelled (owner gone)
+///       ...
+///     }.resume()
+///   }
+/// }
+/// ```
+///
+/// ## Contract (all helpers)
+///
+/// - Like Foundation, the task is returned suspended: call `resume()`.
+/// - The completion handler runs exactly once. When the bag cancelled the task first, it
+///   receives `(nil, nil, CancelledError(reason:))` with the bag's reason, on the session's
+///   delegate queue, at once, without waiting for the network to wind down.
+/// - The bag's cancel never blocks: `URLSessionTask.cancel()` runs later, on a private serial
+///   queue, so ending a bag in a `deinit`, under a lock or in a Swift cancellation handler
+///   cannot deadlock.
+/// - A bag that has already ended cancels the task before it starts; `resume()` then does
+///   nothing and the handler receives the `CancelledError`.
+/// - On Linux the task may belong to a cancel-safe twin of `self` (same configuration,
+///   delegate queue and cache contents); see ``CancelSafeURLCache``.
+extension URLSession {
+  /// Creates a data task for `request`, cancelled when `bag` ends.
+  ///
+  /// See the contract above. Call `resume()` on the result.
+  ///
+  /// ```swift
+  /// session.dataTask(with: request, in: cancelBag) { data, response, error in ... }.resume()
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - request: The request.
+  ///   - bag: The bag that cancels the task when it ends.
+  ///   - label: A name for the work in the bag's snapshot and events.
+  ///   - completionHandler: Called exactly once; see the contract above.
+  public func dataTask(
+    with request: URLRequest, in bag: CancelBag, label: String? = nil,
+    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+  ) -> URLSessionDataTask {
+    let route = CancelSafeSessions.route(for: self, kind: .data)
+    let bound = BoundRequest<(Data?, URLResponse?)>(
+      deliveryQueue: route.session.delegateQueue,
+      completion: Self.triple(completionHandler))
+    return bound.start(in: bag, label: label, route: route) { done in
+      route.session.dataTask(with: request) { data, response, error in
+        done(error.map { .failure($0) } ?? .success((data, response)))
+      }
+    }
+  }
+
+  /// Creates a data task for `url`, cancelled when `bag` ends.
+  ///
+  /// See ``dataTask(with:in:label:completionHandler:)-(URLRequest,_,_,_)``.
+  ///
+  /// ```swift
+  /// session.dataTask(with: url, in: cancelBag) { data, response, error in ... }.resume()
+  /// ```
+  public func dataTask(
+    with url: URL, in bag: CancelBag, label: String? = nil,
+    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+  ) -> URLSessionDataTask {
+    dataTask(
+      with: URLRequest(url: url), in: bag, label: label, completionHandler: completionHandler)
+  }
+
+  /// Creates an upload task sending `bodyData`, cancelled when `bag` ends.
+  ///
+  /// See the contract above. Call `resume()` on the result.
+  ///
+  /// ```swift
+  /// session.uploadTask(with: request, from: json, in: cancelBag) { data, _, error in ... }
+  ///   .resume()
+  /// ```
+  public func uploadTask(
+    with request: URLRequest, from bodyData: Data, in bag: CancelBag, label: String? = nil,
+    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+  ) -> URLSessionUploadTask {
+    let route = CancelSafeSessions.route(for: self, kind: .upload)
+    let bound = BoundRequest<(Data?, URLResponse?)>(
+      deliveryQueue: route.session.delegateQueue,
+      completion: Self.triple(completionHandler))
+    return bound.start(in: bag, label: label, route: route) { done in
+      route.session.uploadTask(with: request, from: bodyData) { data, response, error in
+        done(error.map { .failure($0) } ?? .success((data, response)))
+      }
+    }
+  }
+
+  /// Creates an upload task sending the file at `fileURL`, cancelled when `bag` ends.
+  ///
+  /// See the contract above. Call `resume()` on the result.
+  ///
+  /// ```swift
+  /// session.uploadTask(with: request, fromFile: video, in: cancelBag) { _, _, error in ... }
+  ///   .resume()
+  /// ```
+  public func uploadTask(
+    with request: URLRequest, fromFile fileURL: URL, in bag: CancelBag, label: String? = nil,
+    completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+  ) -> URLSessionUploadTask {
+    let route = CancelSafeSessions.route(for: self, kind: .upload)
+    let bound = BoundRequest<(Data?, URLResponse?)>(
+      deliveryQueue: route.session.delegateQueue,
+      completion: Self.triple(completionHandler))
+    return bound.start(in: bag, label: label, route: route) { done in
+      route.session.uploadTask(with: request, fromFile: fileURL) { data, response, error in
+        done(error.map { .failure($0) } ?? .success((data, response)))
+      }
+    }
+  }
+
+  /// Creates a download task for `request`, cancelled when `bag` ends.
+  ///
+  /// See the contract above. As with Foundation, move the file before the handler returns.
+  ///
+  /// ```swift
+  /// session.downloadTask(with: request, in: cancelBag) { file, _, error in ... }.resume()
+  /// ```
+  public func downloadTask(
+    with request: URLRequest, in bag: CancelBag, label: String? = nil,
+    completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
+  ) -> URLSessionDownloadTask {
+    let route = CancelSafeSessions.route(for: self, kind: .download)
+    let bound = BoundRequest<(URL?, URLResponse?)>(
+      deliveryQueue: route.session.delegateQueue,
+      discard: { file, _ in file.map { try? FileManager.default.removeItem(at: $0) } },
+      completion: Self.triple(completionHandler))
+    return bound.start(in: bag, label: label, route: route) { done in
+      route.session.downloadTask(with: request) { file, response, error in
+        done(error.map { .failure($0) } ?? .success((file, response)))
+      }
+    }
+  }
+
+  /// Creates a download task for `url`, cancelled when `bag` ends.
+  ///
+  /// See ``downloadTask(with:in:label:completionHandler:)-(URLRequest,_,_,_)``.
+  ///
+  /// ```swift
+  /// session.downloadTask(with: url, in: cancelBag) { file, _, error in ... }.resume()
+  /// ```
+  public func downloadTask(
+    with url: URL, in bag: CancelBag, label: String? = nil,
+    completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
+  ) -> URLSessionDownloadTask {
+    downloadTask(
+      with: URLRequest(url: url), in: bag, label: label, completionHandler: completionHandler)
+  }
+
+  private static func triple<First: Sendable, Second: Sendable>(
+    _ handler: @escaping @Sendable (First?, Second?, (any Error)?) -> Void
+  ) -> @Sendable (Result<(First?, Second?), any Error>) -> Void {
+    { result in
+      switch result {
+      case .success(let (first, second)): handler(first, second, nil)
+      case .failure(let error): handler(nil, nil, error)
+      }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import AutoCancel
+import Foundation
+
+/// The body of a streamed response, chunk by chunk, as URLSession receives it.
+///
+/// Returned by ``FoundationNetworking/URLSession/stream(for:in:label:)``, the streaming call
+/// that FoundationNetworking lacks on Linux (it has no `bytes(for:)`). Iterate it once; it
+/// ends when the body is complete, and throws `CancelledError` when the bag ends or the
+/// iterating task is cancelled, and URLSession's error when the transfer fails.
+///
+/// ```swift
+/// let (body, response) = try await session.stream(for: request, in: cancelBag)
+/// for try await chunk in body {
+///   parser.feed(chunk)
+/// }
+/// ```
+///
+/// ## Contract
+///
+/// - Single consumer. Chunks are buffered without limit until they are read.
+/// - Stopping early (leaving the loop, dropping the stream) cancels the transfer, and the
+///   request leaves its bag.
+public struct URLSessionDataStream: AsyncSequence, Sendable {
+  /// A chunk of the body.
+  public typealias Element = Data
+
+  let chunks: AsyncThrowingStream<Data, any Error>
+
+  /// Makes the iterator; call once.
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(base: chunks.makeAsyncIterator())
+  }
+
+  /// Reads the chunks in order.
+  public struct Iterator: AsyncIteratorProtocol {
+    var base: AsyncThrowingStream<Data, any Error>.AsyncIterator
+
+    /// The next chunk, or nil at the end of the body.
+    ///
+    /// - Throws: `CancelledError` when cancelled, or URLSession's error.
+    public mutating func next() async throws -> Data? {
+      try await base.next()
+    }
+  }
+}

@@ -1,0 +1,185 @@
+import AutoCancel
+import AutoCancelNetworking
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The load that crashes raw `cancel()` on a session with a URL cache in most runs on Linux
+/// (see the "Cancelling URLSession work" article): fifty concurrent 2 KB requests, half of
+/// them cancelled from another thread right after `resume()`, ten rounds.
+@Suite("Cancelling under load on sessions with a cache", .timeLimit(.minutes(1)))
+struct CancellationLoadTests {
+  let server: TestServer
+
+  init() throws {
+    server = TestServer()
+    try server.start()
+  }
+
+  enum Route: String, CaseIterable, Sendable {
+    case sharedCacheSession  // default configuration: URLCache.shared, no delegate (twin)
+    case delegateSession  // a delegate: the cancel waits for the end of the cache lookup
+    case rawTasksInBags  // raw URLSessionTask in a bag (URLSessionTask: AutoCancellable)
+  }
+
+  final class Delegate: NSObject, URLSessionDelegate {}
+
+  @Test(
+    "neither crashes nor hangs when half the owners go away right after resume()",
+    arguments: Route.allCases)
+  func halfReleasedRightAfterResume(route: Route) async throws {
+    let session =
+      route == .delegateSession
+      ? URLSession(configuration: .default, delegate: Delegate(), delegateQueue: nil)
+      : URLSession(configuration: .default)
+    defer { session.finishTasksAndInvalidate() }
+    #expect(session.configuration.urlCache != nil)
+    let counter = CallCounter()
+    let outcomes = CallCounter()  // 0: data, 1: CancelledError(ownerGone) / URLError.cancelled
+    let rounds = 10
+    let perRound = 50
+    var kept: [Owner] = []
+    for round in 0..<rounds {
+      let (stream, completed) = AsyncStream<Int>.makeStream()
+      for index in 0..<perRound {
+        let id = round * perRound + index
+        let owner = Slot(Owner())
+        let url = server.url("/bytes?size=2048&id=load-\(id)")
+        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
+          data, _, error in
+          counter.record(id)
+          if data?.count == 2048 {
+            outcomes.record(0)
+          } else if (error as? CancelledError)?.reason == .ownerGone
+            || (error as? URLError)?.code == .cancelled
+          {
+            outcomes.record(1)
+          } else {
+            outcomes.record(2)
+          }
+          completed.yield(id)
+        }
+        owner.peek { owner in
+          let bag = owner!.cancelBag
+          switch route {
+          case .sharedCacheSession, .delegateSession:
+            session.dataTask(with: url, in: bag, completionHandler: handler).resume()
+          case .rawTasksInBags:
+            let registration = Slot<CancelRegistration>(nil)
+            let task = session.dataTask(with: url) { data, response, error in
+              registration.take()?.finish()
+              handler(data, response, error)
+            }
+            registration.put(bag.add(task))
+            task.resume()
+          }
+        }
+        if index.isMultiple(of: 2) {
+          DispatchQueue.global().async { _ = owner.take() }
+        } else if let survivor = owner.take() {
+          kept.append(survivor)
+        }
+      }
+      let arrived = await collect(perRound, from: stream, watchdog: 20)
+      #expect(arrived == perRound, "round \(round): \(arrived) of \(perRound) handlers ran")
+      if arrived != perRound { return }
+    }
+    let counts = counter.counts
+    #expect(counts.count == rounds * perRound)
+    #expect(counts.values.allSatisfy { $0 == 1 }, "every completion handler ran exactly once")
+    #expect(outcomes.counts[2] == nil, "no outcome other than data or a cancellation")
+    #expect(kept.allSatisfy { $0.cancelBag.count == 0 }, "completed work left the bags")
+    print(
+      "route \(route): \(outcomes.counts[0] ?? 0) completed, \(outcomes.counts[1] ?? 0) cancelled")
+  }
+
+  /// One phase of the mixed load: `owners` owners, `perOwner` requests each (callback data,
+  /// async data, a slow download cut mid-way, a download task), each owner released at a
+  /// seeded moment: right away from another thread, inside one of its completion handlers,
+  /// or never. Returns after every completion arrived (or the watchdog fired).
+  func mixedLoad(
+    session: URLSession, owners: Int, perOwner: Int, phase: Int,
+    generator: inout SeededGenerator, counter: CallCounter
+  ) async -> (arrived: Int, expected: Int, kept: [Owner]) {
+    let (stream, completed) = AsyncStream<Int>.makeStream()
+    var kept: [Owner] = []
+    for ownerIndex in 0..<owners {
+      let owner = Slot(Owner())
+      let release = Int.random(in: 0..<3, using: &generator)  // 0 now, 1 in a handler, 2 never
+      let releaseAfter = Int.random(in: 0..<perOwner, using: &generator)
+      // Borrowed for the loop only; a handler may release the owner before the loop ends.
+      let bag = owner.peek { $0!.cancelBag }
+      for requestIndex in 0..<perOwner {
+        let id = (phase * owners + ownerIndex) * perOwner + requestIndex
+        let finished: @Sendable () -> Void = {
+          counter.record(id)
+          if release == 1, requestIndex == releaseAfter { _ = owner.take() }
+          completed.yield(id)
+        }
+        switch requestIndex % 4 {
+        case 0:
+          session.dataTask(with: server.url("/bytes?size=2048"), in: bag) { _, _, _ in finished() }
+            .resume()
+        case 1:
+          let url = server.url("/bytes?size=4096")
+          Task {
+            // Not `bag`: a bag captured here would outlive its owner.
+            if let bag = owner.peek({ $0?.cancelBag }) {
+              _ = try? await session.data(from: url, in: consume bag)
+            }
+            finished()
+          }
+        case 2:
+          let url = server.url("/slow?size=400000&chunk=16384&interval_ms=1")
+          session.dataTask(with: url, in: bag) { _, _, _ in finished() }.resume()
+        default:
+          session.downloadTask(with: server.url("/bytes?size=3000"), in: bag) { _, _, _ in
+            finished()
+          }.resume()
+        }
+      }
+      if release == 0 {
+        DispatchQueue.global().async { _ = owner.take() }
+      } else if release == 2, let survivor = owner.take() {
+        kept.append(survivor)
+      }
+    }
+    let expected = owners * perOwner
+    return (await collect(expected, from: stream, watchdog: 30), expected, kept)
+  }
+
+  @Test("hundreds of requests across dozens of owners complete once each, leaking no descriptors")
+  func dozensOfOwners() async throws {
+    let seed = UInt64.random(in: 0...UInt64.max)
+    print("dozensOfOwners seed: \(seed)")
+    var generator = SeededGenerator(state: seed)
+    let session = URLSession(configuration: .default)  // URLCache.shared, no delegate
+    defer { session.finishTasksAndInvalidate() }
+    let counter = CallCounter()
+    let first = await mixedLoad(
+      session: session, owners: 24, perOwner: 8, phase: 0, generator: &generator,
+      counter: counter)
+    #expect(first.arrived == first.expected, "seed \(seed): watchdog fired in phase 0")
+    let descriptorsAfterFirst = openFileDescriptorCount()
+    let second = await mixedLoad(
+      session: session, owners: 24, perOwner: 8, phase: 1, generator: &generator,
+      counter: counter)
+    #expect(second.arrived == second.expected, "seed \(seed): watchdog fired in phase 1")
+    let descriptorsAfterSecond = openFileDescriptorCount()
+    print(
+      "dozensOfOwners: \(first.expected + second.expected) requests, descriptors after phase 0:"
+        + " \(descriptorsAfterFirst), after phase 1: \(descriptorsAfterSecond)")
+    let counts = counter.counts
+    #expect(counts.count == first.expected + second.expected, "seed \(seed)")
+    #expect(counts.values.allSatisfy { $0 == 1 }, "seed \(seed): a handler ran twice")
+    // A leak grows with the requests (192 per phase); the connection pool does not.
+    #expect(
+      descriptorsAfterSecond - descriptorsAfterFirst < 24,
+      "seed \(seed): \(descriptorsAfterFirst) → \(descriptorsAfterSecond) descriptors")
+    #expect((first.kept + second.kept).allSatisfy { $0.cancelBag.count == 0 })
+  }
+}

@@ -1,0 +1,89 @@
+import AutoCancel
+import AutoCancelNetworking
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite("Streamed URLSession bodies bound to a bag", .timeLimit(.minutes(1)))
+struct URLSessionAutoCancelStreamTests {
+  let server: TestServer
+
+  init() throws {
+    server = TestServer()
+    try server.start()
+  }
+
+  @Test("deliver the whole body in chunks, then leave the bag")
+  func wholeBody() async throws {
+    let bag = CancelBag()
+    let (body, response) = try await makeCachingSession().stream(
+      for: URLRequest(url: server.url("/slow?size=100000&chunk=10000&interval_ms=1")), in: bag)
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    var total = 0
+    for try await chunk in body { total += chunk.count }
+    #expect(total == 100_000)
+    #expect(bag.count == 0)
+  }
+
+  @Test("throw the bag's reason mid-stream, and the server sees the client leave")
+  func bagEndsMidStream() async throws {
+    let bag = CancelBag()
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=stream-bag")
+    let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    var received = 0
+    let error = await #expect(throws: CancelledError.self) {
+      for try await chunk in body {
+        received += chunk.count
+        if received >= 65_536 { bag.end(reason: .custom("closed")) }
+      }
+    }
+    #expect(error?.reason == .custom("closed"))
+    let record = try #require(await server.waitForRecord(id: "stream-bag"))
+    #expect(record.clientWentAway)
+    #expect(bag.count == 0)
+  }
+
+  @Test("stop the transfer when the consumer stops iterating")
+  func consumerStops() async throws {
+    let bag = CancelBag()
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=stream-leave")
+    let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    let reader = Task {
+      for try await _ in body {}
+    }
+    _ = await server.waitForRecord(id: "stream-leave") { $0.bytesSent >= 65_536 }
+    reader.cancel()
+    _ = await reader.result
+    let record = try #require(await server.waitForRecord(id: "stream-leave"))
+    #expect(record.clientWentAway)
+    #expect(bag.count == 0)
+  }
+
+  @Test("throw the bag's reason at once when the bag already ended")
+  func endedBag() async throws {
+    let bag = CancelBag()
+    bag.end(reason: .timedOut)
+    let error = await #expect(throws: CancelledError.self) {
+      _ = try await URLSession.shared.stream(
+        for: URLRequest(url: server.url("/bytes?size=1")), in: bag)
+    }
+    #expect(error?.reason == .timedOut)
+  }
+
+  @Test("throw CancelledError when the awaiting task is cancelled before the head arrives")
+  func cancelledBeforeHead() async throws {
+    let bag = CancelBag()
+    let url = server.url("/delay?ms=20000&size=10&id=stream-head")
+    let task = Task { try await makeCachingSession().stream(for: URLRequest(url: url), in: bag) }
+    _ = await server.waitForRecord(id: "stream-head") { _ in true }
+    task.cancel()
+    let error = await #expect(throws: CancelledError.self) { _ = try await task.value }
+    #expect(error?.reason == .explicit)
+    let record = try #require(await server.waitForRecord(id: "stream-head"))
+    #expect(record.clientWentAway)
+  }
+}

@@ -1,0 +1,145 @@
+import AutoCancel
+import AutoCancelNetworking
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite(
+  "URLSession tasks bound to a bag report once and stop the server when cancelled",
+  .timeLimit(.minutes(1)))
+struct URLSessionAutoCancelTests {
+  let server: TestServer
+
+  init() throws {
+    server = TestServer()
+    try server.start()
+  }
+
+  @Test("A completed request delivers its body and leaves the bag")
+  func completedRequestLeavesTheBag() async throws {
+    let bag = CancelBag()
+    let session = makeCachingSession()
+    let (data, response, error) = await completion { done in
+      session.dataTask(with: server.url("/bytes?size=2048&id=ok"), in: bag, completionHandler: done)
+        .resume()
+    }
+    #expect(error == nil)
+    #expect(data?.count == 2048)
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(bag.count == 0)
+  }
+
+  @Test("Releasing the owner mid-download reports ownerGone and the server sees the client leave")
+  func ownerReleasedMidDownload() async throws {
+    let owner = Slot(Owner())
+    let session = makeCachingSession()
+    // 100 MB at 16 KB every 10 ms: a minute in full; a quarter of it is 15 s of slack for a
+    // loaded machine under ThreadSanitizer. Typically 2 MB go out, most of it into socket
+    // buffers; under ThreadSanitizer beside the load tests, up to 16 MB were seen.
+    let size = 100_000_000
+    let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=10&id=mid")
+    let result = await withCheckedContinuation { continuation in
+      owner.peek { owner in
+        session.dataTask(with: url, in: owner!.cancelBag) { _, _, error in
+          continuation.resume(returning: error)
+        }.resume()
+      }
+      Task {
+        _ = await server.waitForRecord(id: "mid") { $0.bytesSent >= 65_536 }
+        _ = owner.take()  // the last reference: the owner's deinit ends its bag
+      }
+    }
+    #expect((result as? CancelledError)?.reason == .ownerGone)
+    let record = try #require(await server.waitForRecord(id: "mid"))
+    print("owner released mid-download: the server sent \(record.bytesSent) of \(size) bytes")
+    #expect(record.clientWentAway)
+    #expect(!record.completed)
+    #expect(record.bytesSent < size / 4)
+  }
+
+  @Test("A bag ended before resume() cancels the task before it starts, with the bag's reason")
+  func cancelBeforeResumeIsNotLost() async throws {
+    let bag = CancelBag()
+    let session = makeCachingSession()
+    let counter = CallCounter()
+    let error = await withCheckedContinuation { continuation in
+      let task = session.dataTask(with: server.url("/bytes?size=2048&id=early"), in: bag) {
+        _, _, error in
+        counter.record(0)
+        continuation.resume(returning: error)
+      }
+      bag.end(reason: .custom("signed out"))
+      task.resume()
+    }
+    #expect((error as? CancelledError)?.reason == .custom("signed out"))
+    #expect(counter.counts == [0: 1])
+    #expect(bag.count == 0)
+  }
+
+  @Test("A task created in an ended bag reports the bag's reason without a request")
+  func taskInEndedBag() async throws {
+    let bag = CancelBag()
+    bag.end(reason: .timedOut)
+    let (data, _, error) = await completion { done in
+      URLSession.shared.dataTask(
+        with: server.url("/bytes?size=10"), in: bag, completionHandler: done
+      )
+      .resume()
+    }
+    #expect(data == nil)
+    #expect((error as? CancelledError)?.reason == .timedOut)
+  }
+
+  @Test("Upload tasks send their body and leave the bag")
+  func uploadTaskCompletes() async throws {
+    let bag = CancelBag()
+    var request = URLRequest(url: server.url("/upload?id=up"))
+    request.httpMethod = "POST"
+    let body = Data(repeating: 7, count: 3000)
+    let (data, _, error) = await completion { done in
+      makeCachingSession().uploadTask(with: request, from: body, in: bag, completionHandler: done)
+        .resume()
+    }
+    #expect(error == nil)
+    #expect(data.map { String(decoding: $0, as: UTF8.self) } == "3000")
+    #expect(bag.count == 0)
+  }
+
+  @Test("Download tasks hand over the file and leave the bag")
+  func downloadTaskCompletes() async throws {
+    let bag = CancelBag()
+    let sizes: (Int?, (any Error)?) = await withCheckedContinuation { continuation in
+      makeCachingSession().downloadTask(with: server.url("/bytes?size=5000"), in: bag) {
+        file, _, error in
+        let size = file.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path) }
+          .flatMap { $0[.size] as? Int }
+        continuation.resume(returning: (size, error))
+      }.resume()
+    }
+    #expect(sizes.1 == nil)
+    #expect(sizes.0 == 5000)
+    #expect(bag.count == 0)
+  }
+
+  @Test("Cancelling a download mid-way reports the reason and the server sees the client leave")
+  func downloadCancelled() async throws {
+    let bag = CancelBag()
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=dl")
+    let error = await withCheckedContinuation { continuation in
+      makeCachingSession().downloadTask(with: url, in: bag) { _, _, error in
+        continuation.resume(returning: error)
+      }.resume()
+      Task {
+        _ = await server.waitForRecord(id: "dl") { $0.bytesSent >= 65_536 }
+        bag.cancelAll(reason: .custom("paused"))
+      }
+    }
+    #expect((error as? CancelledError)?.reason == .custom("paused"))
+    let record = try #require(await server.waitForRecord(id: "dl"))
+    #expect(record.clientWentAway)
+  }
+}
