@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelNetworking
 import Foundation
 import LoopbackHTTPServer
 
@@ -10,8 +11,9 @@ import LoopbackHTTPServer
 ///
 /// The runner holds the only strong reference; completion handlers hold it weakly, as an app
 /// would. Without binding, the screen going away changes nothing for its requests. With
-/// AutoCancel, its requests are bound to its bag, so the screen going away (its `deinit`,
-/// which ends the bag) cancels what is still in flight.
+/// AutoCancel, its requests are bound to its bag with AutoCancelNetworking's
+/// `dataTask(with:in:label:completionHandler:)`, so the screen going away (its `deinit`, which
+/// ends the bag) cancels what is still in flight, and completed requests leave the bag.
 package final class Screen: AutoCancelOwner, Sendable {
   package let cancelBag: CancelBag
   package let plan: ScreenPlan
@@ -37,7 +39,7 @@ package final class Screen: AutoCancelOwner, Sendable {
         case .withoutBinding:
           session.dataTask(with: urlRequest, completionHandler: completion)
         case .withAutoCancel:
-          session.boundDataTask(
+          session.dataTask(
             with: urlRequest, in: cancelBag, label: id, completionHandler: completion)
         }
       state.requestStarted(id)
