@@ -49,14 +49,23 @@ package struct DemoReport: Sendable {
     add("body bytes sent") { Format.bytes($0.bytesSent) }
     add("wasted: sent after its screen left") { Format.bytes($0.wastedBytes) }
     add("connection-seconds after screens left") { Format.seconds($0.connectionSecondsAfterExit) }
-    add("screen left -> server ended request p50") {
-      Format.milliseconds($0.exitToServerEnd.p50)
+    add("requests in flight when screen left") { "\($0.exitToServerEnd.count)" }
+    add("  screen left -> server ended them p50") {
+      $0.exitToServerEnd.count > 0 ? Format.milliseconds($0.exitToServerEnd.p50) : "-"
     }
-    add("                                    p99") {
-      Format.milliseconds($0.exitToServerEnd.p99)
+    add("                                   p99") {
+      $0.exitToServerEnd.count > 0 ? Format.milliseconds($0.exitToServerEnd.p99) : "-"
     }
     add("app: responses delivered to gone screens") { "\($0.responsesAfterScreenLeft)" }
     add("run time") { Format.seconds($0.durationSeconds) }
+    guard without.exitToServerEnd.count > 0 else {
+      lines.append("")
+      let nothing =
+        "No request was still in flight when its screen was left, so there was nothing to "
+        + "cancel: try more screens or another --seed."
+      lines.append(nothing.wrapped(width: Self.width))
+      return lines.joined(separator: "\n")
+    }
     let meaning =
       "Without binding, requests outlive their screens: the server sent "
       + "\(Format.bytes(without.wastedBytes)) "
