@@ -64,9 +64,10 @@ extension CancelBag {
     _ operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> (task: Task<Success, any Error>, registration: CancelRegistration) {
     let cancellation = TaskCancellation()
-    let registration = core.add(cancellation, label: label, key: key.map { BagKey($0) })
+    let registration = core.add(cancellation, details: .make(label: label, key: key))
     let task = Task(priority: priority) {
       defer { registration.finish() }
+      cancellation.cancelCurrentTaskIfCancelled()
       return try await TaskCancellation.$current.withValue(cancellation) {
         try await operation()
       }
@@ -81,9 +82,10 @@ extension CancelBag {
     _ operation: sending @escaping @isolated(any) () async -> Success
   ) -> (task: Task<Success, Never>, registration: CancelRegistration) {
     let cancellation = TaskCancellation()
-    let registration = core.add(cancellation, label: label, key: key.map { BagKey($0) })
+    let registration = core.add(cancellation, details: .make(label: label, key: key))
     let task = Task(priority: priority) {
       defer { registration.finish() }
+      cancellation.cancelCurrentTaskIfCancelled()
       return await TaskCancellation.$current.withValue(cancellation) {
         await operation()
       }

@@ -29,6 +29,13 @@ final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, W
     if cancelled { task.cancel() }
   }
 
+  /// Called first thing inside the task: if a cancel came before `attach` (the bag had
+  /// ended, or ended meanwhile), cancels the running task now, so that the operation never
+  /// starts uncancelled; `attach` alone may run after the operation started.
+  func cancelCurrentTaskIfCancelled() {
+    if reason != nil { withUnsafeCurrentTask { $0?.cancel() } }
+  }
+
   func cancel() { cancel(reason: .explicit) }
 
   func cancel(reason: CancellationReason) {
