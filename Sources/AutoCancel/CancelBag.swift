@@ -36,7 +36,7 @@ import Dispatch
 /// - A bag that has *ended* (``end(reason:)`` was called, its parent or a link source ended,
 ///   or its deadline passed) cancels work added to it before `add` returns.
 public final class CancelBag: Sendable, CustomDebugStringConvertible {
-  let core: BagCore
+  @usableFromInline let core: BagCore
 
   /// Makes an empty bag.
   ///
@@ -74,11 +74,13 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   ///     reason ``CancellationReason/replaced``, when this work is added.
   ///   - label: A name shown in ``snapshot()``, events and ``debugDescription``.
   /// - Returns: The registration: finish it when the work completes, or cancel it alone.
-  @discardableResult
+  @inlinable @discardableResult
   public func add<Work: AutoCancellable & AnyObject>(
     _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
   ) -> CancelRegistration {
-    core.add(work, details: .make(label: label, key: key))
+    // Inlinable, so that a caller that drops the registration does not pay for its copy.
+    CancelRegistration(
+      core: core, ticket: core.addTicket(work, details: .make(label: label, key: key)))
   }
 
   /// Adds a value-type work item (such as a `Task`) to cancel when the bag ends.

@@ -28,9 +28,10 @@
 ///   registration is inert.
 /// - A registration is itself ``AutoCancellable``, so one bag's item can be put in another.
 public struct CancelRegistration: AutoCancellable, Hashable {
-  let core: BagCore
-  let ticket: Ticket
+  @usableFromInline let core: BagCore
+  @usableFromInline let ticket: Ticket
 
+  @usableFromInline
   init(core: BagCore, ticket: Ticket) {
     self.core = core
     self.ticket = ticket
@@ -40,6 +41,7 @@ public struct CancelRegistration: AutoCancellable, Hashable {
   ///
   /// O(1). Does nothing if the registration already ended (finished, cancelled, or its bag
   /// ended). Call it from the work's completion, on any thread.
+  @inlinable
   public func finish() {
     core.finish(ticket)
   }

@@ -29,6 +29,9 @@ private final class Ledger: Sendable {
     var cancels = 0
     var released = false
     var releasedByFinish = false
+    /// What the bag's observers heard: `.finished` and `.cancelled` events of this item.
+    var finishedEvents = 0
+    var cancelledEvents = 0
   }
 
   private let entries = Protected<[Entry]>([])
@@ -50,61 +53,89 @@ private final class Ledger: Sendable {
     }
   }
 
+  /// Records an event of the bag's observer; items are labelled with their ledger id.
+  func heard(_ event: CancelBagEvent) {
+    guard let label = event.item.label, let id = Int(label) else { return }
+    entries.withLock { entries in
+      switch event.kind {
+      case .registered: break
+      case .finished: entries[id].finishedEvents += 1
+      case .cancelled: entries[id].cancelledEvents += 1
+      }
+    }
+  }
+
+  /// A new bag whose observer reports to this ledger.
+  func makeBag() -> CancelBag {
+    let bag = CancelBag()
+    bag.observe { [self] event in heard(event) }
+    return bag
+  }
+
   var all: [Entry] { entries.current }
 }
 
 /// Work whose every cancel and whose release go to the ledger.
 ///
 /// The bag is the only owner of a `StressWork`: a `finish()` that takes effect releases it
-/// inside that call, on that thread; a cancel always comes before the release.
+/// inside that call, on that thread; a cancel always comes before the release. Some items
+/// call back into a bag from `cancel()` (`onCancel`), as real work does.
 private final class StressWork: AutoCancellable, Sendable {
   let id: Int
   let ledger: Ledger
+  let onCancel: (@Sendable () -> Void)?
 
-  init(id: Int, ledger: Ledger) {
+  init(id: Int, ledger: Ledger, onCancel: (@Sendable () -> Void)? = nil) {
     self.id = id
     self.ledger = ledger
+    self.onCancel = onCancel
   }
 
-  func cancel() { ledger.cancelled(id) }
+  func cancel() {
+    ledger.cancelled(id)
+    onCancel?()
+  }
 
   deinit { ledger.released(id, byFinish: FinishingItem.id == id) }
+}
+
+/// Finishes `item`, marking the thread so that the item's release can tell it was this call.
+private func finish(_ item: (id: Int, registration: CancelRegistration), ledger: Ledger) {
+  ledger.requestFinish(item.id)
+  FinishingItem.$id.withValue(item.id) { item.registration.finish() }
 }
 
 @Suite("A CancelBag under concurrent stress", .serialized, .timeLimit(.minutes(1)))
 struct CancelBagStressTests {
   static let threads = 4
-  static let stepsPerThread = StressScale.underThreadSanitizer ? 1_500 : 4_000
+  static let stepsPerThread = StressScale.underThreadSanitizer ? 2_000 : 5_000
   static let bagCount = 3
   static let poolSize = 64
 
-  private struct Registered {
-    var id: Int
-    var registration: CancelRegistration
-  }
+  private typealias Registered = (id: Int, registration: CancelRegistration)
 
   @Test(
-    "ends every item exactly once while threads add, finish, cancel, cancel all and drop bags",
+    "ends every item exactly once, as observers also see, while threads add, finish, cancel, cancel all and drop bags",
     arguments: StressSeeds.all)
   func exactlyOnceUnderStress(seed: UInt64) {
     print("CancelBagStressTests seed: 0x\(String(seed, radix: 16)) (replay: AUTOCANCEL_SEED)")
     let ledger = Ledger()
-    let bags = Protected<[CancelBag]>((0..<Self.bagCount).map { _ in CancelBag() })
+    let bags = Protected<[CancelBag]>((0..<Self.bagCount).map { _ in ledger.makeBag() })
     let pool = Protected<[Registered]>([])
     let everything = Protected<[Registered]>([])
 
     DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
       var random = SplitMix64(seed: seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15)
-      var mine: [Registered] = []
-      mine.reserveCapacity(Self.stepsPerThread)
+      var all: [Registered] = []
+      var recent: [Registered] = []
 
       func pick() -> Registered? {
-        if random.next() % 4 == 0 {
+        if random.next() % 3 == 0 {
           return pool.withLock { pool in
             pool.isEmpty ? nil : pool[Int(random.next() % UInt64(pool.count))]
           }
         }
-        return mine.isEmpty ? nil : mine[Int(random.next() % UInt64(mine.count))]
+        return recent.isEmpty ? nil : recent[Int(random.next() % UInt64(recent.count))]
       }
       func someBag() -> CancelBag {
         bags.withLock { $0[Int(random.next() % UInt64(Self.bagCount))] }
@@ -115,10 +146,17 @@ struct CancelBagStressTests {
         switch roll {
         case 0..<40:
           let id = ledger.newItem()
-          let key: Int? = roll < 6 ? Int(random.next() % 4) : nil
-          let registration = someBag().add(StressWork(id: id, ledger: ledger), key: key)
-          let registered = Registered(id: id, registration: registration)
-          mine.append(registered)
+          let key: Int? = roll < 4 ? Int(random.next() % 4) : nil
+          // One item in eight finishes another item from inside its cancel().
+          var onCancel: (@Sendable () -> Void)?
+          if roll % 8 == 0, let victim = pick() {
+            onCancel = { finish(victim, ledger: ledger) }
+          }
+          let work = StressWork(id: id, ledger: ledger, onCancel: onCancel)
+          let registered = (id, someBag().add(work, key: key, label: String(id)))
+          all.append(registered)
+          recent.append(registered)
+          if recent.count > 16 { recent.removeFirst() }
           pool.withLock { pool in
             if pool.count < Self.poolSize {
               pool.append(registered)
@@ -126,30 +164,28 @@ struct CancelBagStressTests {
               pool[Int(random.next() % UInt64(Self.poolSize))] = registered
             }
           }
-        case 40..<65:
-          guard let item = pick() else { continue }
-          ledger.requestFinish(item.id)
-          FinishingItem.$id.withValue(item.id) { item.registration.finish() }
-        case 65..<78:
+        case 40..<80:
+          if let item = pick() { finish(item, ledger: ledger) }
+        case 80..<88:
           pick()?.registration.cancel(reason: .custom("single"))
-        case 78..<88:
+        case 88..<91:
           someBag().cancelAll(reason: .custom("all"))
-        case 88..<93:
+        case 91..<93:
           // Drop a bag: its deinit runs on whichever thread lets go of it last.
           let index = Int(random.next() % UInt64(Self.bagCount))
           let dropped = bags.withLock { bags in
-            defer { bags[index] = CancelBag() }
+            defer { bags[index] = ledger.makeBag() }
             return bags[index]
           }
           _ = dropped
-        case 93..<96:
+        case 93..<94:
           someBag().end(reason: .custom("ended"))
         default:
           _ = someBag().count
           _ = pick()?.registration.isActive
         }
       }
-      everything.withLock { $0.append(contentsOf: mine) }
+      everything.withLock { $0.append(contentsOf: all) }
     }
 
     // The round is over: let every bag go, which ends it.
@@ -167,6 +203,18 @@ struct CancelBagStressTests {
       if finished && entry.cancels > 0 { problems.append("item \(id) finished and cancelled") }
       if !finished && !cancelled { problems.append("item \(id) neither finished nor cancelled") }
       if finished && !entry.finishRequested { problems.append("item \(id) finished by itself") }
+      // The observers agree: one event at most (none when added to a bag that had ended),
+      // and of the kind the item itself saw.
+      if entry.finishedEvents + entry.cancelledEvents > 1 {
+        problems.append(
+          "item \(id) reported ended \(entry.finishedEvents + entry.cancelledEvents) times")
+      }
+      if (entry.finishedEvents == 1) != finished {
+        problems.append("item \(id): observers and the item disagree on whether it finished")
+      }
+      if entry.cancelledEvents == 1 && !cancelled {
+        problems.append("item \(id) reported cancelled but was not")
+      }
     }
     if registrations.contains(where: \.registration.isActive) {
       problems.append("a registration is still active after every bag ended")

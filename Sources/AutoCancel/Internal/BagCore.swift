@@ -5,6 +5,7 @@ import Dispatch
 /// The public ``CancelBag`` is a thin front whose `deinit` ends the core; registrations and
 /// launched tasks hold the core, never the front, so they cannot keep an owner's bag alive.
 /// Every method decides under the lock and acts (cancels work, calls observers) after it.
+@usableFromInline
 final class BagCore: Locked<BagState>, @unchecked Sendable {
   // Safety: all state is in `BagState`, touched only inside `withLock`.
 
@@ -18,6 +19,26 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
   func add(
     _ work: StoredWork, flags: ItemFlags = [], details: ItemDetails? = nil
   ) -> CancelRegistration {
+    CancelRegistration(core: self, ticket: addTicket(work, flags: flags, details: details))
+  }
+
+  /// Registers `work` and returns its ticket (``Ticket/inactive`` if the bag had ended and
+  /// the work was cancelled).
+  ///
+  /// Returns a plain value, so that inlinable callers build the registration themselves and
+  /// the optimizer can drop the registration's retain of the core when it is discarded.
+  @usableFromInline
+  func addTicket(
+    _ work: StoredWork, flags: ItemFlags = [], details: ItemDetails? = nil
+  ) -> Ticket {
+    if details == nil {
+      // The common case, kept short: plain work, an open bag, nobody observing.
+      let ticket: Ticket? = withLock { state in
+        guard state.endReason == nil, state.observers.isEmpty else { return nil }
+        return state.place(work, flags: flags)
+      }
+      if let ticket { return ticket }
+    }
     let outcome: AddOutcome = withLock { state in
       if let reason = state.endReason { return .rejected(reason) }
       let (ticket, replaced) = state.insert(work, flags: flags, details: details)
@@ -26,7 +47,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     switch outcome {
     case .rejected(let reason):
       work.cancel(reason: reason)
-      return CancelRegistration(core: self, ticket: .inactive)
+      return .inactive
     case .added(let ticket, let replaced, let observers):
       if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
       if let observers, !flags.contains(.link) {
@@ -34,7 +55,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
           work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
         notify(observers, CancelBagEvent(kind: .registered, item: item))
       }
-      return CancelRegistration(core: self, ticket: ticket)
+      return ticket
     }
   }
 
@@ -46,6 +67,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
   // MARK: Ending one item
 
   /// The work of `ticket` is done: forget it without cancelling. No-op if it already ended.
+  @usableFromInline
   func finish(_ ticket: Ticket) {
     guard let (removed, observers) = remove(ticket) else { return }
     removed.details?.timer?.cancel()
@@ -73,7 +95,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
 
   /// Cancels what is in flight; the bag stays usable. Children cancel their work too.
   func cancelAll(reason: CancellationReason) {
-    let (removed, observers, links): ([RemovedItem], [Observer]?, [StoredWork]) = withLock {
+    var (removed, observers, links): (TakenItems, [Observer]?, [StoredWork]) = withLock {
       state in
       let removed = state.removeAll(keepingLinks: true)
       let links =
@@ -84,7 +106,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
         }
       return (removed, state.observersToNotify, links)
     }
-    for item in removed { finishCancelling(item, reason: reason, observers: observers) }
+    removed.forEachOldestFirst { finishCancelling($0, reason: reason, observers: observers) }
     for link in links { (link as? BagLink)?.sourceCancelledAll(reason: reason) }
   }
 
@@ -104,17 +126,17 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       state.deadlineTimer = nil
       return decision
     }
-    guard let decision else { return false }
+    guard var decision else { return false }
     decision.deadlineTimer?.cancel(reason: reason)
     for membership in decision.memberships { membership.finish() }
-    for item in decision.removed {
-      finishCancelling(item, reason: reason, observers: decision.observers)
+    decision.removed.forEachOldestFirst {
+      finishCancelling($0, reason: reason, observers: decision.observers)
     }
     return true
   }
 
   private struct EndDecision {
-    var removed: [RemovedItem]
+    var removed: TakenItems
     var observers: [Observer]?
     var memberships: [CancelRegistration]
     var deadlineTimer: StoredWork?

@@ -3,23 +3,29 @@ import Dispatch
 /// Work as a bag stores it: one reference and one witness table (16 bytes).
 ///
 /// Classes are stored as they are; value types and closures are boxed once, at `add`.
+@usableFromInline
 typealias StoredWork = any AutoCancellable & AnyObject
 
 /// Where a registration lives in its bag: a slot, and the sequence number it was given.
 ///
 /// Sequence numbers are never reused, so a stale ticket (finished twice, or kept after its
 /// slot was reused) never matches a later registration.
+@usableFromInline
 struct Ticket: Hashable, Sendable {
-  var index: UInt32
-  var sequence: UInt64
+  @usableFromInline var index: UInt32
+  @usableFromInline var sequence: UInt64
 
   /// The ticket of work that was never registered (added to a bag that had ended).
   static let inactive = Ticket(index: 0, sequence: 0)
 }
 
 /// What a slot remembers about its work beyond the work itself.
+@usableFromInline
 struct ItemFlags: OptionSet, Sendable {
-  var rawValue: UInt64
+  @usableFromInline var rawValue: UInt64
+
+  @usableFromInline
+  init(rawValue: UInt64) { self.rawValue = rawValue }
 
   /// Registered under a key: its removal must clear the key, if the key still names it.
   static let keyed = ItemFlags(rawValue: 1 << 0)
@@ -64,6 +70,7 @@ struct BagKey: Hashable, @unchecked Sendable {
 /// Label, key, age and timeout of an item that asked for them.
 ///
 /// A class, so that the hot path (work without any of these) carries one nil pointer.
+@usableFromInline
 final class ItemDetails: @unchecked Sendable {
   // Safety: `timer` changes only under the bag's lock while the item is in the table; once
   // the item is taken out, only the thread that took it reads it.
@@ -80,9 +87,16 @@ final class ItemDetails: @unchecked Sendable {
   }
 
   /// Details for work added with a label or a key; nil (and no clock read) for the rest.
+  @inlinable
   static func make(label: String?, key: (any Hashable & Sendable)?) -> ItemDetails? {
+    // Inlined, so that a call without label or key costs a constant nil.
     guard label != nil || key != nil else { return nil }
-    return ItemDetails(
+    return makeDetailed(label: label, key: key)
+  }
+
+  @usableFromInline
+  static func makeDetailed(label: String?, key: (any Hashable & Sendable)?) -> ItemDetails {
+    ItemDetails(
       label: label, key: key.map { BagKey($0) }, addedAt: DispatchTime.now().uptimeNanoseconds)
   }
 }
@@ -95,6 +109,49 @@ struct RemovedItem {
   var details: ItemDetails?
 }
 
+/// Items taken out of the table together (by `cancelAll` or `end`), to cancel after the lock.
+struct TakenItems {
+  /// Slots as they were: free ones hold no work.
+  var slots: [Slot]
+  var details: [UInt64: ItemDetails]
+
+  /// Takes each item out, oldest first, and hands it to `body`.
+  mutating func forEachOldestFirst(_ body: (RemovedItem) -> Void) {
+    let details = self.details
+    slots.withUnsafeMutableBufferPointer { buffer in
+      // Only tags are read to find the order: copying a slot would retain its work.
+      func isOccupied(_ index: Int) -> Bool { buffer[index].tag & Slot.freeBit == 0 }
+      func take(_ index: Int) {
+        guard isOccupied(index), let work = buffer[index].work.take() else { return }
+        let sequence = buffer[index].tag >> ItemFlags.bitCount
+        let flags = ItemFlags(rawValue: buffer[index].tag & ((1 << ItemFlags.bitCount) - 1))
+        body(
+          RemovedItem(
+            work: work, sequence: sequence, flags: flags,
+            details: flags.contains(.detailed) ? details[sequence] : nil))
+      }
+      // Slots are reused, so slot order is add order only until something finishes; a table
+      // that was never reordered (the common case) needs no sort.
+      var previous: UInt64 = 0
+      var ordered = true
+      for index in buffer.indices where isOccupied(index) {
+        let tag = buffer[index].tag
+        if tag < previous {
+          ordered = false
+          break
+        }
+        previous = tag
+      }
+      if ordered {
+        for index in buffer.indices { take(index) }
+      } else {
+        let order = buffer.indices.filter(isOccupied).sorted { buffer[$0].tag < buffer[$1].tag }
+        for index in order { take(index) }
+      }
+    }
+  }
+}
+
 /// An observer of a bag's events.
 struct Observer: Sendable {
   var id: Int
@@ -103,6 +160,7 @@ struct Observer: Sendable {
 
 /// Everything a bag knows, guarded by its lock. Methods only decide and return what to do;
 /// they never call work, observers or continuations.
+@usableFromInline
 struct BagState: Sendable {
   var slots: [Slot] = []
   var freeHead: UInt64 = Slot.freeEnd
@@ -131,15 +189,8 @@ struct BagState: Sendable {
 
   // MARK: Adding
 
-  /// Puts `work` in a slot and returns its ticket, and the work it replaces under `key`.
-  mutating func insert(
-    _ work: StoredWork, flags: ItemFlags, details: ItemDetails?
-  ) -> (ticket: Ticket, replaced: RemovedItem?) {
-    var flags = flags
-    if let details {
-      flags.insert(.detailed)
-      if details.key != nil { flags.insert(.keyed) }
-    }
+  /// Puts `work` in a free slot (or a new one) and returns its ticket.
+  mutating func place(_ work: StoredWork, flags: ItemFlags) -> Ticket {
     let sequence = nextSequence
     nextSequence &+= 1
     let tag = sequence << ItemFlags.bitCount | flags.rawValue
@@ -155,15 +206,22 @@ struct BagState: Sendable {
       slots.append(Slot(work: work, tag: tag))
     }
     if flags.contains(.link) { linkCount += 1 } else { count += 1 }
-    let ticket = Ticket(index: UInt32(truncatingIfNeeded: index), sequence: sequence)
+    return Ticket(index: UInt32(truncatingIfNeeded: index), sequence: sequence)
+  }
+
+  /// Places `work` with its details, and takes out the work it replaces under its key.
+  mutating func insert(
+    _ work: StoredWork, flags: ItemFlags, details: ItemDetails?
+  ) -> (ticket: Ticket, replaced: RemovedItem?) {
+    guard let details else { return (place(work, flags: flags), nil) }
+    var flags = flags
+    flags.insert(.detailed)
+    if details.key != nil { flags.insert(.keyed) }
+    let ticket = place(work, flags: flags)
+    self.details[ticket.sequence] = details
     var replaced: RemovedItem?
-    if let details {
-      self.details[sequence] = details
-      if let key = details.key {
-        if let previous = keys.updateValue(ticket, forKey: key) {
-          replaced = remove(previous)
-        }
-      }
+    if let key = details.key, let previous = keys.updateValue(ticket, forKey: key) {
+      replaced = remove(previous)
     }
     return (ticket, replaced)
   }
@@ -220,34 +278,33 @@ struct BagState: Sendable {
     return previous
   }
 
-  /// Takes every item out, or every item but the links, oldest first.
-  mutating func removeAll(keepingLinks: Bool) -> [RemovedItem] {
-    var removed: [RemovedItem] = []
-    removed.reserveCapacity(keepingLinks ? count : count + linkCount)
-    var kept: [Slot] = []
-    for slot in slots where slot.work != nil {
-      let flags = slot.flags
-      if keepingLinks && flags.contains(.link) {
-        kept.append(slot)
-        continue
-      }
-      let sequence = slot.sequence
-      let itemDetails = flags.contains(.detailed) ? details[sequence] : nil
-      removed.append(
-        RemovedItem(work: slot.work!, sequence: sequence, flags: flags, details: itemDetails))
-    }
-    if !kept.isEmpty {
-      // Links keep their slots, so their tickets stay valid; only the rest is freed.
-      var index = slots.count
+  /// Takes every item out, or every item but the links, to cancel after the lock.
+  ///
+  /// Without links to keep, the whole table is taken in O(1); with links, the links stay in
+  /// their slots (so their tickets stay valid) and the rest is copied out.
+  mutating func removeAll(keepingLinks: Bool) -> TakenItems {
+    let keptLinks = keepingLinks && linkCount > 0
+    let taken: TakenItems
+    if keptLinks {
+      var removed: [Slot] = []
+      removed.reserveCapacity(count)
       freeHead = Slot.freeEnd
+      var index = slots.count
       while index > 0 {
         index -= 1
-        if slots[index].work != nil && slots[index].flags.contains(.link) { continue }
-        slots[index] = Slot(work: nil, tag: Slot.freeBit | freeHead)
+        guard slots[index].work != nil, !slots[index].flags.contains(.link) else { continue }
+        removed.append(Slot(work: slots[index].work.take(), tag: slots[index].tag))
+        slots[index].tag = Slot.freeBit | freeHead
         freeHead = UInt64(index)
       }
-      details = details.filter { entry in kept.contains { $0.sequence == entry.key } }
+      removed.reverse()
+      var removedDetails: [UInt64: ItemDetails] = [:]
+      for slot in removed where slot.flags.contains(.detailed) {
+        removedDetails[slot.sequence] = details.removeValue(forKey: slot.sequence)
+      }
+      taken = TakenItems(slots: removed, details: removedDetails)
     } else {
+      taken = TakenItems(slots: slots, details: details)
       slots = []
       freeHead = Slot.freeEnd
       details = [:]
@@ -255,18 +312,7 @@ struct BagState: Sendable {
     }
     keys = [:]
     count = 0
-    if !removed.isEmpty && !isSortedBySequence(removed) {
-      removed.sort { $0.sequence < $1.sequence }
-    }
-    return removed
+    return taken
   }
 
-  private func isSortedBySequence(_ items: [RemovedItem]) -> Bool {
-    var previous: UInt64 = 0
-    for item in items {
-      if item.sequence < previous { return false }
-      previous = item.sequence
-    }
-    return true
-  }
 }

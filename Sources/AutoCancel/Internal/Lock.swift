@@ -73,6 +73,7 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
 ///
 /// Subclasses (the bag's core, a task's cancellation state) add behaviour, never stored
 /// properties: everything lives in `State`.
+@usableFromInline
 class Locked<State: Sendable>: @unchecked Sendable {
   // Safety: the value is only touched inside `withLock`, under the lock. Both live in one
   // heap block at a fixed address for the object's whole life; reaching the value through a

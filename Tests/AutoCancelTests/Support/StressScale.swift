@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Under ThreadSanitizer (`.ci/run` sets `AUTOCANCEL_TSAN=1` for `swift test
 /// --sanitize=thread`) every memory access is instrumented, so the sequential million is
-/// scaled down to keep the suite fast; the contract checked is the same.
+/// scaled down to keep the suite fast; the contract checked is the same. Unset, the full sizes
+/// run (correct, only slower).
 enum StressScale {
   static let underThreadSanitizer = ProcessInfo.processInfo.environment["AUTOCANCEL_TSAN"] == "1"
 

@@ -1,0 +1,27 @@
+import AutoCancel
+
+/// S6: launch a task and await its completion, `count` times; total nanoseconds.
+enum TaskScenarios {
+  /// `bag.task { }` then `await value`: the launcher registers and finishes by itself.
+  @concurrent
+  static func bagTask(count: Int) async -> Double {
+    let bag = CancelBag()
+    let watch = Stopwatch()
+    for _ in 0..<count {
+      await bag.task {}.value
+    }
+    let elapsed = watch.elapsedNanoseconds
+    blackHole(bag)
+    return elapsed
+  }
+
+  /// A bare `Task { }` then `await value`, from the same (nonisolated) context.
+  @concurrent
+  static func bareTask(count: Int) async -> Double {
+    let watch = Stopwatch()
+    for _ in 0..<count {
+      await Task {}.value
+    }
+    return watch.elapsedNanoseconds
+  }
+}
