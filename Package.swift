@@ -21,7 +21,10 @@ let package = Package(
       name: "autocancel-demo",
       dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
     ),
-    .executableTarget(name: "autocancel-bench", dependencies: ["AutoCancel"]),
+    .executableTarget(
+      name: "autocancel-bench",
+      dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
+    ),
     .testTarget(name: "AutoCancelTests", dependencies: ["AutoCancel"]),
     .testTarget(
       name: "AutoCancelNetworkingTests",
