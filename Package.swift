@@ -23,7 +23,10 @@ let package = Package(
       dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
     ),
     .executableTarget(name: "autocancel-demo", dependencies: ["DemoScenario"]),
-    .executableTarget(name: "autocancel-bench", dependencies: ["AutoCancel"]),
+    .executableTarget(
+      name: "autocancel-bench",
+      dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
+    ),
     .testTarget(name: "AutoCancelTests", dependencies: ["AutoCancel"]),
     .testTarget(
       name: "AutoCancelNetworkingTests",

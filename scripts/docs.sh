@@ -41,7 +41,9 @@ if ! swift build --target "$module" >"$log" 2>&1; then
   exit 1
 fi
 bin="$(swift build --show-bin-path)"
-triple="$(swift -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p' | head -n 1)"
+# (No `| head` here: under pipefail an early exit of the reader would fail the script.)
+triple="$(swift -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p')"
+triple="${triple%%$'\n'*}"
 swift-symbolgraph-extract \
   -module-name "$module" \
   -target "$triple" \

@@ -34,6 +34,20 @@ public final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Se
     state.withLock { state in state.entries.values.count { $0.result == nil } }
   }
 
+  /// How many callers share the request running for `key` now: waiting for it, or joining.
+  ///
+  /// Zero when no request runs for `key`. A snapshot, for tests and debugging.
+  ///
+  /// ```swift
+  /// print(avatars.callerCount(for: user.id))  // 2: two screens wait for this avatar
+  /// ```
+  public func callerCount(for key: Key) -> Int {
+    state.withLock { state in
+      guard let entry = state.entries[key], entry.result == nil else { return 0 }
+      return entry.sharers
+    }
+  }
+
   /// The value for `key`: from the request already running for it, or from `operation`,
   /// started now and shared with every caller that asks for `key` until it completes.
   ///

@@ -6,19 +6,19 @@ struct Options {
   var quick = false
   /// Repetitions per scenario (after one discarded warm-up), or nil for the default.
   var repetitions: Int?
-  /// Scenario groups to run (S1, S1b, S2, S3, S4, S5, S6), or nil for all.
+  /// Scenario groups to run (S1, S1b, S2, S3, S4, S5, S6, S7), or nil for all.
   var only: Set<String>?
   /// Implementations to run, or nil for all (to profile one design alone).
   var implementations: Set<String>?
 
-  static let groups = ["S1", "S1b", "S2", "S3", "S4", "S5", "S6"]
+  static let groups = ["S1", "S1b", "S2", "S3", "S4", "S5", "S6", "S7"]
   static let implementationNames = [
     "AutoCancel", "naive", "floor", "origin-port", "origin-port-quirk", "Task",
   ]
 
   static let usage = """
     usage: swift run -c release autocancel-bench [--json] [--quick] [--repetitions N]
-                                                 [--only S1,S1b,S2,S3,S4,S5,S6]
+                                                 [--only S1,S1b,S2,S3,S4,S5,S6,S7]
                                                  [--implementations LIST] [--help]
       --json            print one JSON object {"results": [...]} instead of tables
       --quick           a short run (about 20 s): fewer repetitions

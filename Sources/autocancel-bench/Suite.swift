@@ -23,6 +23,8 @@ struct RunPlan {
   var s5Live = 1_000_000
   var originS5Live = 10_000
   var s6Launches = 20_000
+  /// Requests whose owner goes away mid-transfer, for S7 (issue 3 asks for at least 200).
+  var s7Requests = 300
   /// Heap figures barely move between repetitions: S5 runs at most this many.
   var heapRepetitions = 3
 
@@ -42,6 +44,7 @@ struct RunPlan {
       s3SmallRounds = 3
       originS5Live = 3_000
       s6Launches = 5_000
+      s7Requests = 50
       heapRepetitions = 1
     }
   }

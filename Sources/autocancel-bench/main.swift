@@ -36,6 +36,7 @@ if options.runs("S3") { reports += suite.s3() }
 if options.runs("S4") { reports.append(suite.s4()) }
 if options.runs("S5") { reports.append(suite.s5()) }
 if options.runs("S6") { reports.append(await suite.s6()) }
+if options.runs("S7") { reports.append(await suite.s7()) }
 
 if options.json {
   print(Report.json(reports))

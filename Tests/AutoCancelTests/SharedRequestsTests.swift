@@ -99,6 +99,8 @@ struct SharedRequestsTests {
     }
     await request.started()
     #expect(shared.count == 1)
+    while shared.callerCount(for: "a") < 5 { await Task.yield() }
+    #expect(shared.callerCount(for: "b") == 0)
     request.complete(with: .success(42))
     for caller in callers { #expect(try await caller.value == 42) }
     #expect(request.starts == 1)

@@ -1,0 +1,81 @@
+import AutoCancel
+import AutoCancelNetworking
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite("Shared URLSession requests", .timeLimit(.minutes(1)))
+struct SharedRequestsURLSessionTests {
+  /// A slow body: long enough that callers can join, leave and be seen leaving mid-transfer.
+  static func slowRequest(_ server: LoopbackHTTPServer, id: String) -> URLRequest {
+    URLRequest(url: server.url("/slow?size=4000000&chunk=16384&interval_ms=5&id=\(id)"))
+  }
+
+  @Test("download once for several owners, who all get the body")
+  func downloadsOnce() async throws {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    let session = makeCachingSession()
+    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let request = URLRequest(
+      url: server.url("/slow?size=400000&chunk=16384&interval_ms=5&id=once"))
+    let owners = (0..<4).map { _ in Owner() }
+    let tasks = owners.map { owner in
+      owner.cancelBag.task { try await shared.data(for: request, session: session) }
+    }
+    while shared.callerCount(for: request) < 4 { await Task.yield() }
+    for task in tasks { #expect(try await task.value.data.count == 400_000) }
+    #expect(server.records.filter { $0.id == "once" }.count == 1)
+    withExtendedLifetime(owners) {}
+  }
+
+  @Test("go on for the other owners when one owner goes away")
+  func oneOwnerLeaves() async throws {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    let session = makeCachingSession()
+    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let request = Self.slowRequest(server, id: "stay")
+    var leaving: Owner? = Owner()
+    let staying = Owner()
+    let left = leaving!.cancelBag.task { try await shared.data(for: request, session: session) }
+    _ = await server.waitForRecord(id: "stay", where: { $0.bytesSent > 0 })
+    let stays = staying.cancelBag.task { try await shared.data(for: request, session: session) }
+    // Wait until the second owner shares the running download (an outcome, not a delay).
+    while shared.callerCount(for: request) < 2 { await Task.yield() }
+    leaving = nil  // its bag ends: its task stops waiting, the download goes on
+    await #expect(throws: CancellationError.self) { try await left.value }
+    #expect(try await stays.value.data.count == 4_000_000)
+    let record = server.record(id: "stay")
+    #expect(record?.completed == true)
+    #expect(server.records.filter { $0.id == "stay" }.count == 1)
+  }
+
+  @Test("cancel the download at the server when the last owner goes away")
+  func lastOwnerLeaves() async throws {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    let session = makeCachingSession()
+    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let request = Self.slowRequest(server, id: "all-gone")
+    var owners: [Owner] = [Owner(), Owner()]
+    let tasks = owners.map { owner in
+      owner.cancelBag.task { try await shared.data(for: request, session: session) }
+    }
+    _ = await server.waitForRecord(id: "all-gone", where: { $0.bytesSent > 0 })
+    owners.removeAll()
+    for task in tasks {
+      await #expect(throws: CancellationError.self) { try await task.value }
+    }
+    let record = await server.waitForRecord(id: "all-gone", where: { $0.clientWentAway })
+    #expect(record?.clientWentAway == true)
+    #expect((record?.bytesSent ?? .max) < 4_000_000)
+  }
+}
