@@ -124,9 +124,11 @@ package struct ScenarioRunner: Sendable {
 
   /// No URL cache: nothing here is worth caching, and both runs should hit the server for
   /// every request. (AutoCancelNetworking would keep cancelling safe with a cache too; a raw
-  /// `URLSessionTask.cancel()` on Linux would not, see issue 3.) `Connection: close`: a connection per request, so when every request
-  /// has ended every connection closes, which tells the run the server's records are final
-  /// (URLSession on Linux keeps idle keep-alive connections open, even after invalidation).
+  /// `URLSessionTask.cancel()` on Linux would not, see issue 3.)
+  ///
+  /// `Connection: close`: a connection per request, so when every request has ended every
+  /// connection closes, which tells the run the server's records are final (URLSession on
+  /// Linux keeps idle keep-alive connections open, even after invalidation).
   private static func makeSession() -> URLSession {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil
