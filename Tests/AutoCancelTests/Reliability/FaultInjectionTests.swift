@@ -5,7 +5,8 @@ import Testing
 
 /// Work that misbehaves in every way the contract allows: blocks in `cancel`, calls back into
 /// its bag, cancels other work, lets the bag's owner go, or hops to the main thread.
-@Suite("A bag stays correct when its work misbehaves while being cancelled", .timeLimit(.minutes(1)))
+@Suite(
+  "A bag stays correct when its work misbehaves while being cancelled", .timeLimit(.minutes(1)))
 struct FaultInjectionTests {
   // MARK: Blocking cancels
 

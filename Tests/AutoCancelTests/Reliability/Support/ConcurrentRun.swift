@@ -51,10 +51,10 @@ struct ConcurrentRun {
   func run() async throws -> Outcome {
     var random = SeededGenerator(seed: seed)
     let endsMidway = random.chance(30)
-    let endingThread = Int.random(in: 0..<threads, using: &random)
-    let endingStep = Int.random(in: 0..<operationsPerThread, using: &random)
+    let endingThread = random.below(threads)
+    let endingStep = random.below(operationsPerThread)
     let dropsAtTheEnd = random.chance(50)
-    let keySpace = Int.random(in: 1...8, using: &random)
+    let keySpace = random.within(1...8)
 
     let events = EventLog()
     let holder = Shared<CancelBag?>(CancelBag(label: "concurrent"))
@@ -75,12 +75,12 @@ struct ConcurrentRun {
           log.ends.append(Sweep(reason: .custom("end midway"), start: start, end: now()))
           continue
         }
-        let roll = Int.random(in: 0..<1000, using: &random)
+        let roll = random.below(1000)
         switch roll {
         case 0..<450:
           let kinds: [WorkKind] = [.reasonedClass, .plainClass, .value, .closure]
-          let kind = kinds[Int.random(in: 0..<kinds.count, using: &random)]
-          let key = random.chance(30) ? Int.random(in: 0..<keySpace, using: &random) : nil
+          let kind = kinds[random.below(kinds.count)]
+          let key = random.chance(30) ? random.below(keySpace) : nil
           let label = random.chance(20) ? "t\(index)" : nil
           let record = ItemRecord(id: log.items.count)
           let start = now()
@@ -131,7 +131,8 @@ struct ConcurrentRun {
     for item in all where item.sequence != 0 {
       let ended = events.terminals(item.sequence).count > 0
       if item.registration.isActive == ended {
-        throw failure("item \(item.sequence) isActive \(!ended), yet \(events.terminals(item.sequence))")
+        throw failure(
+          "item \(item.sequence) isActive \(!ended), yet \(events.terminals(item.sequence))")
       }
       if !ended { inFlight.insert(item.sequence) }
     }
@@ -247,7 +248,7 @@ final class EventLog: @unchecked Sendable {
 /// A recent item of a thread: finishing and cancelling hit work that is likely in flight.
 private func recent(_ count: Int, _ random: inout SeededGenerator) -> Int? {
   guard count > 0 else { return nil }
-  return max(0, count - 1 - Int.random(in: 0..<16, using: &random))
+  return max(0, count - 1 - random.below(16))
 }
 
 private func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }

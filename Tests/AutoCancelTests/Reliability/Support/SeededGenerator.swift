@@ -21,12 +21,24 @@ struct SeededGenerator: RandomNumberGenerator {
 
   /// True with probability `percent` / 100.
   mutating func chance(_ percent: Int) -> Bool {
-    Int.random(in: 0..<100, using: &self) < percent
+    below(100) < percent
+  }
+
+  /// A number in `0..<bound` (the modulo bias is negligible for the small bounds used here,
+  /// and this is much cheaper than `Int.random(in:using:)` in debug builds).
+  mutating func below(_ bound: Int) -> Int {
+    Int(truncatingIfNeeded: next() % UInt64(bound))
+  }
+
+  /// A number in `range`.
+  mutating func within(_ range: ClosedRange<Int>) -> Int {
+    range.lowerBound + below(range.upperBound - range.lowerBound + 1)
   }
 
   /// A seed derived from `base` for run number `index`: independent streams, one per run.
   static func derive(_ base: UInt64, _ index: Int) -> UInt64 {
-    var generator = SeededGenerator(seed: base ^ (UInt64(truncatingIfNeeded: index) &* 0xD6E8_FEB8_6659_FD93))
+    var generator = SeededGenerator(
+      seed: base ^ (UInt64(truncatingIfNeeded: index) &* 0xD6E8_FEB8_6659_FD93))
     return generator.next()
   }
 }
@@ -44,10 +56,20 @@ enum ReliabilityConfig {
   /// The seed the runs of this process derive theirs from.
   static let baseSeed: UInt64 = replaySeed ?? UInt64.random(in: 1...UInt64.max)
 
-  /// Operations for the whole model-based suite.
+  /// Operations for the whole model-based suite: `AUTOCANCEL_RELIABILITY_OPS`, else
+  /// 1,000,000, or 50,000 under ThreadSanitizer, which makes every operation about 25 times
+  /// slower on this machine (set the variable to run more).
   static let totalOperations: Int =
     ProcessInfo.processInfo.environment["AUTOCANCEL_RELIABILITY_OPS"]
-    .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 1_000_000
+    .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    ?? (Sanitizers.thread ? 50_000 : 1_000_000)
+
+  /// What the runs are checked under, for the report.
+  static var instrumentation: String {
+    Sanitizers.thread
+      ? "ThreadSanitizer"
+      : Sanitizers.address ? "AddressSanitizer" : Sanitizers.valgrind ? "valgrind" : "none"
+  }
 
   /// The seeds of `count` runs: the replayed one alone, or `count` derived from the base seed.
   static func seeds(count: Int) -> [UInt64] {

@@ -56,7 +56,8 @@ struct SingleThreadedRun {
     var description: String {
       switch self {
       case .none: "start"
-      case .add(let id, let kind, let key): "add #\(id) (\(kind), key \(key.map { "\($0)" } ?? "none"))"
+      case .add(let id, let kind, let key):
+        "add #\(id) (\(kind), key \(key.map { "\($0)" } ?? "none"))"
       case .finish(let id): "finish #\(id)"
       case .cancel(let id, let reason): "cancel #\(id) (\(reason))"
       case .cancelAll(let reason): "cancelAll(reason: \(reason))"
@@ -103,13 +104,13 @@ struct SingleThreadedRun {
       current = []
       bags += 1
     }
-    let roll = Int.random(in: 0..<1000, using: &random)
+    let roll = random.below(1000)
     switch roll {
     case 0..<420:
       try addOne()
       step += 1
     case 420..<425:
-      let burst = Int.random(in: 65...150, using: &random)
+      let burst = random.within(65...150)
       for _ in 0..<burst where step < operations {
         try addOne()
         step += 1
@@ -150,7 +151,7 @@ struct SingleThreadedRun {
     case 830..<870:
       step += 1
       guard !previous.isEmpty else { return }
-      let id = previous[Int.random(in: 0..<previous.count, using: &random)]
+      let id = previous[random.below(previous.count)]
       operation = .stale(id)
       if random.chance(50) {
         items[id].registration.finish()
@@ -166,7 +167,7 @@ struct SingleThreadedRun {
       step += 1
       guard let bag else { return }
       let reason: CancellationReason =
-        [.explicit, .timedOut, .custom("end")][Int.random(in: 0..<3, using: &random)]
+        [.explicit, .timedOut, .custom("end")][random.below(3)]
       operation = .end(reason)
       if reason == .explicit { bag.end() } else { bag.end(reason: reason) }
       try check(expecting: model.end(reason: reason))
@@ -189,15 +190,15 @@ struct SingleThreadedRun {
   private mutating func addOne() throws {
     guard let owner else { return }
     let id = items.count
-    let kind = WorkKind.allCases[Int.random(in: 0..<WorkKind.allCases.count, using: &random)]
+    let kind = WorkKind.allCases[random.below(WorkKind.allCases.count)]
     var key: AnyHashable?
     var sendableKey: (any Hashable & Sendable)?
     if random.chance(35) {
       if random.chance(70) {
-        let value = Int.random(in: 0..<5, using: &random)
+        let value = random.below(5)
         (key, sendableKey) = (value, value)
       } else {
-        let value = "s\(Int.random(in: 0..<3, using: &random))"
+        let value = "s\(random.below(3))"
         (key, sendableKey) = (value, value)
       }
     }
@@ -230,10 +231,10 @@ struct SingleThreadedRun {
   /// A registration of the current bag: a live one mostly, any one sometimes.
   private mutating func pickItem() -> Int? {
     if !model.live.isEmpty && random.chance(75) {
-      return model.live[Int.random(in: 0..<model.live.count, using: &random)]
+      return model.live[random.below(model.live.count)]
     }
     guard !current.isEmpty else { return nil }
-    return current[Int.random(in: 0..<current.count, using: &random)]
+    return current[random.below(current.count)]
   }
 
   private mutating func dropOwner() throws {
@@ -266,12 +267,16 @@ struct SingleThreadedRun {
     let observed = log.drain()
     let recordable = expected.filter { items[$0.id].kind != .dispatchWorkItem }
     cancellations += expected.count
-    if observed.count != recordable.count
-      || zip(observed, recordable).contains(where: { seen, wanted in
-        seen.id != wanted.id
-          || (items[seen.id].kind.receivesReason ? seen.reason != wanted.reason : seen.reason != nil)
-      })
-    {
+    var matches = observed.count == recordable.count
+    var index = 0
+    while matches && index < observed.count {
+      let (seen, wanted) = (observed[index], recordable[index])
+      matches =
+        seen.id == wanted.id
+        && (items[seen.id].kind.receivesReason ? seen.reason == wanted.reason : seen.reason == nil)
+      index += 1
+    }
+    if !matches {
       throw failure(
         "cancelled \(observed.map { "#\($0.id) \($0.reason.map { "\($0)" } ?? "-")" }), "
           + "model: \(recordable.map { "#\($0.id) \($0.reason)" })")
@@ -286,21 +291,23 @@ struct SingleThreadedRun {
         throw failure("count \(bag.count), model \(model.live.count)")
       }
       if bag.endReason != model.endReason {
-        throw failure("endReason \(String(describing: bag.endReason)), model \(String(describing: model.endReason))")
+        throw failure(
+          "endReason \(String(describing: bag.endReason)), model \(String(describing: model.endReason))"
+        )
       }
       if bag.isEnded != (model.endReason != nil) { throw failure("isEnded \(bag.isEnded)") }
     }
     // Every registration the operation touched, the latest one added and two at random; the
     // "read isActive" operation reads them all.
-    var sample = expected.map(\.id)
-    if let last = current.last { sample.append(last) }
-    if !model.live.isEmpty {
-      sample.append(model.live[Int.random(in: 0..<model.live.count, using: &random)])
-      sample.append(model.live[Int.random(in: 0..<model.live.count, using: &random)])
-    }
-    if recentlyEnded.count > 8 { recentlyEnded.removeFirst(recentlyEnded.count - 8) }
-    for id in sample + recentlyEnded
-    where items[id].registration.isActive != (items[id].fate == .live) {
+    if let last = current.last { try checkActive(last) }
+    if !model.live.isEmpty { try checkActive(model.live[random.below(model.live.count)]) }
+    if recentlyEnded.count > 4 { recentlyEnded.removeFirst(recentlyEnded.count - 4) }
+    for id in recentlyEnded { try checkActive(id) }
+    recentlyEnded.removeAll(keepingCapacity: true)
+  }
+
+  private func checkActive(_ id: Int) throws {
+    if items[id].registration.isActive != (items[id].fate == .live) {
       throw failure("#\(id) isActive \(!(items[id].fate == .live)), model: \(items[id].fate)")
     }
   }
