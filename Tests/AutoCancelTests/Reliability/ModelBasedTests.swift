@@ -4,7 +4,8 @@ import Testing
 /// The model-based randomized tests of issue 7: the real bag against a reference model.
 ///
 /// Sizes: `AUTOCANCEL_RELIABILITY_OPS` operations in all (default 1,000,000; 50,000 under
-/// ThreadSanitizer), 40% in single-threaded runs and 60% in multi-threaded ones.
+/// ThreadSanitizer, 100,000 under AddressSanitizer), 40% in single-threaded runs and 60% in
+/// multi-threaded ones.
 /// `AUTOCANCEL_SEED=<seed>` replays the run whose failure printed that seed.
 @Suite(
   "A bag does what its reference model says, under random operations", .timeLimit(.minutes(1)))

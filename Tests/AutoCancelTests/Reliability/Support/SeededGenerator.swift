@@ -57,12 +57,13 @@ enum ReliabilityConfig {
   static let baseSeed: UInt64 = replaySeed ?? UInt64.random(in: 1...UInt64.max)
 
   /// Operations for the whole model-based suite: `AUTOCANCEL_RELIABILITY_OPS`, else
-  /// 1,000,000, or 50,000 under ThreadSanitizer, which makes every operation about 25 times
-  /// slower on this machine (set the variable to run more).
+  /// 1,000,000; 50,000 under ThreadSanitizer and 100,000 under AddressSanitizer, which make
+  /// every operation about 25 and 8 times slower on this machine (set the variable to run
+  /// more).
   static let totalOperations: Int =
     ProcessInfo.processInfo.environment["AUTOCANCEL_RELIABILITY_OPS"]
     .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-    ?? (Sanitizers.thread ? 50_000 : 1_000_000)
+    ?? (Sanitizers.thread ? 50_000 : Sanitizers.address ? 100_000 : 1_000_000)
 
   /// What the runs are checked under, for the report.
   static var instrumentation: String {
