@@ -3,7 +3,7 @@ import Dispatch
 /// A class whose work is cancelled when it goes away: it stores a ``CancelBag``.
 ///
 /// Conforming takes one stored property; in return the owner gets the one-liner
-/// ``autoCancel(_:key:label:)-(Work,_,_)``, the Swift form of the Objective-C
+/// ``autoCancel(_:key:label:)-3ttkj``, the Swift form of the Objective-C
 /// `autoCancelRequestOnDealloc:`, and task launchers bound to its lifetime.
 ///
 /// ```swift
@@ -95,8 +95,11 @@ extension AutoCancelOwner {
     label: String? = nil,
     priority: TaskPriority? = nil,
     @_inheritActorContext _ load: sending @escaping @isolated(any) () async throws -> Value,
+    // `@Sendable`, not `sending`: with `sending`, Swift 6.3's region-based isolation checker
+    // rejects a main-actor owner calling this with inherited-isolation closures ("pattern
+    // that the region-based isolation checker does not understand").
     @_inheritActorContext then deliver:
-      sending @escaping @isolated(any) (
+      @Sendable @escaping @isolated(any) (
         Self, Result<Value, any Error>
       ) -> Void
   ) -> Task<Void, Never> where Self: Sendable {

@@ -5,8 +5,8 @@
 ///
 /// `Task` conforms already, and `AutoCancelNetworking` adds `URLSessionTask` and
 /// `Operation`. A `DispatchWorkItem` (not `Sendable` in every Dispatch) goes in through
-/// ``CancelBag/add(_:label:)-(DispatchWorkItem,_)``, a closure through
-/// ``CancelBag/add(label:onCancel:)``. Your own request types conform in one line:
+/// ``CancelBag/add(_:key:label:)-(DispatchWorkItem,_,_)``, a closure through
+/// ``CancelBag/add(key:label:onCancel:)``. Your own request types conform in one line:
 ///
 /// ```swift
 /// final class ImageRequest: AutoCancellable {
@@ -34,12 +34,13 @@ public protocol AutoCancellable: Sendable {
 }
 
 extension AutoCancellable {
-  /// Calls ``cancel()``, dropping the reason.
+  /// Calls ``AutoCancellable/cancel()``, dropping the reason.
   public func cancel(reason: CancellationReason) {
     cancel()
   }
 }
 
-/// A `Task` is cancelled through `Task.cancel()`; prefer ``CancelBag/task(key:label:priority:operation:)-6xdcn``,
-/// which also removes the task from the bag when it finishes.
+/// A `Task` is cancelled through `Task.cancel()`; prefer
+/// ``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>``, which also removes
+/// the task from the bag when it finishes.
 extension Task: AutoCancellable {}

@@ -32,16 +32,7 @@ extension CancelBag {
     priority: TaskPriority? = nil,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
-    let cancellation = TaskCancellation()
-    let registration = core.add(cancellation, label: label, key: key.map { BagKey($0) })
-    let task = Task(priority: priority) {
-      defer { registration.finish() }
-      return try await TaskCancellation.$current.withValue(cancellation) {
-        try await operation()
-      }
-    }
-    cancellation.attach(task)
-    return task
+    launch(key: key, label: label, priority: priority, operation).task
   }
 
   /// Starts a non-throwing task bound to the bag.
@@ -61,15 +52,45 @@ extension CancelBag {
     priority: TaskPriority? = nil,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
+    launch(key: key, label: label, priority: priority, operation).task
+  }
+
+  /// Registers a task's cancellation, starts the task, and hands the task over.
+  ///
+  /// The registration comes first so that the task can finish it; a cancel that arrives
+  /// before the task exists is kept by `TaskCancellation` and applied by `attach`.
+  func launch<Success: Sendable>(
+    key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
+    _ operation: sending @escaping @isolated(any) () async throws -> Success
+  ) -> (task: Task<Success, any Error>, registration: CancelRegistration) {
     let cancellation = TaskCancellation()
-    let registration = core.add(cancellation, label: label, key: key.map { BagKey($0) })
+    let registration = core.add(cancellation, details: .make(label: label, key: key))
     let task = Task(priority: priority) {
       defer { registration.finish() }
+      cancellation.cancelCurrentTaskIfCancelled()
+      return try await TaskCancellation.$current.withValue(cancellation) {
+        try await operation()
+      }
+    }
+    cancellation.attach(task)
+    return (task, registration)
+  }
+
+  /// The non-throwing form of `launch`.
+  func launch<Success: Sendable>(
+    key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
+    _ operation: sending @escaping @isolated(any) () async -> Success
+  ) -> (task: Task<Success, Never>, registration: CancelRegistration) {
+    let cancellation = TaskCancellation()
+    let registration = core.add(cancellation, details: .make(label: label, key: key))
+    let task = Task(priority: priority) {
+      defer { registration.finish() }
+      cancellation.cancelCurrentTaskIfCancelled()
       return await TaskCancellation.$current.withValue(cancellation) {
         await operation()
       }
     }
     cancellation.attach(task)
-    return task
+    return (task, registration)
   }
 }

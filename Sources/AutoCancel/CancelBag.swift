@@ -78,7 +78,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   public func add<Work: AutoCancellable & AnyObject>(
     _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
   ) -> CancelRegistration {
-    core.add(work, label: label, key: key.map { BagKey($0) })
+    core.add(work, details: .make(label: label, key: key))
   }
 
   /// Adds a value-type work item (such as a `Task`) to cancel when the bag ends.
@@ -93,7 +93,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   public func add<Work: AutoCancellable>(
     _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
   ) -> CancelRegistration {
-    core.add(BoxedWork(work), label: label, key: key.map { BagKey($0) })
+    core.add(BoxedWork(work), details: .make(label: label, key: key))
   }
 
   /// Adds a `DispatchWorkItem`; cancelling it stops it from running if it has not started.
@@ -107,7 +107,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   public func add(
     _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil, label: String? = nil
   ) -> CancelRegistration {
-    core.add(DispatchWorkItemWork(item), label: label, key: key.map { BagKey($0) })
+    core.add(DispatchWorkItemWork(item), details: .make(label: label, key: key))
   }
 
   /// Adds a closure to run once, with the reason, if the registration is cancelled.
@@ -125,7 +125,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     key: (any Hashable & Sendable)? = nil, label: String? = nil,
     onCancel: @escaping @Sendable (CancellationReason) -> Void
   ) -> CancelRegistration {
-    core.add(ClosureWork(onCancel), label: label, key: key.map { BagKey($0) })
+    core.add(ClosureWork(onCancel), details: .make(label: label, key: key))
   }
 
   // MARK: Cancelling
@@ -134,7 +134,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   ///
   /// For "the page was left", "the tab was switched": the owner stays, its work goes. Work
   /// is cancelled oldest first, on the calling thread, before this returns. Child bags
-  /// (``init(parent:label:)``) cancel their work too and stay usable; linked bags are not
+  /// (``CancelBag/init(parent:label:)``) cancel their work too and stay usable; linked bags are not
   /// affected. Work added during or after the call is kept. Idempotent.
   ///
   /// ```swift

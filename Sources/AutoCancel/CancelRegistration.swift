@@ -1,4 +1,4 @@
-/// One piece of work in a bag: what ``CancelBag/add(_:label:)-(Work,_)`` returns.
+/// One piece of work in a bag: what ``CancelBag/add(_:key:label:)-2hesh`` returns.
 ///
 /// A registration ends exactly once, in one of two ways:
 ///
@@ -16,7 +16,7 @@
 /// }
 /// ```
 ///
-/// Launchers (``CancelBag/task(key:label:timeout:priority:operation:)-5ps6d`` and the
+/// Launchers (``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>`` and the
 /// URLSession helpers) finish their registrations themselves.
 ///
 /// ## Contract

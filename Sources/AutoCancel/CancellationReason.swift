@@ -2,7 +2,7 @@
 ///
 /// Every cancellation that AutoCancel performs carries a reason. Work that implements
 /// ``AutoCancellable/cancel(reason:)`` receives it; a task launched with
-/// ``CancelBag/task(key:label:priority:operation:)-6xdcn`` reads it through
+/// ``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>`` reads it through
 /// ``CancellationReason/current``; observers see it in ``CancelBagEvent``; callback APIs
 /// report it in ``CancelledError``.
 ///

@@ -16,18 +16,12 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
 
   /// Registers `work`; cancels it at once (before returning) if the bag has ended.
   func add(
-    _ work: StoredWork, flags: ItemFlags = [], label: String? = nil, key: BagKey? = nil
+    _ work: StoredWork, flags: ItemFlags = [], details: ItemDetails? = nil
   ) -> CancelRegistration {
-    var flags = flags
-    var details: ItemDetails?
-    if label != nil || key != nil {
-      if key != nil { flags.insert(.keyed) }
-      details = ItemDetails(label: label, key: key, addedAt: DispatchTime.now().uptimeNanoseconds)
-    }
     let outcome: AddOutcome = withLock { state in
       if let reason = state.endReason { return .rejected(reason) }
       let (ticket, replaced) = state.insert(work, flags: flags, details: details)
-      return .added(ticket, replaced: replaced, observers: state.observers)
+      return .added(ticket, replaced: replaced, observers: state.observersToNotify)
     }
     switch outcome {
     case .rejected(let reason):
@@ -35,7 +29,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       return CancelRegistration(core: self, ticket: .inactive)
     case .added(let ticket, let replaced, let observers):
       if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
-      if !observers.isEmpty {
+      if let observers, !flags.contains(.link) {
         let item = CancelBagItem(
           work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
         notify(observers, CancelBagEvent(kind: .registered, item: item))
@@ -46,7 +40,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
 
   private enum AddOutcome {
     case rejected(CancellationReason)
-    case added(Ticket, replaced: RemovedItem?, observers: [Observer])
+    case added(Ticket, replaced: RemovedItem?, observers: [Observer]?)
   }
 
   // MARK: Ending one item
@@ -54,7 +48,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
   /// The work of `ticket` is done: forget it without cancelling. No-op if it already ended.
   func finish(_ ticket: Ticket) {
     guard let (removed, observers) = remove(ticket) else { return }
-    if removed.flags.contains(.finishAware) { (removed.work as? any FinishAware)?.didFinish() }
+    removed.details?.timer?.cancel()
     notify(observers, .finished, removed)
   }
 
@@ -68,10 +62,10 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     withLock { $0.contains(ticket) }
   }
 
-  private func remove(_ ticket: Ticket) -> (RemovedItem, [Observer])? {
+  private func remove(_ ticket: Ticket) -> (RemovedItem, [Observer]?)? {
     withLock { state in
       guard let removed = state.remove(ticket) else { return nil }
-      return (removed, state.observers)
+      return (removed, state.observersToNotify)
     }
   }
 
@@ -79,7 +73,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
 
   /// Cancels what is in flight; the bag stays usable. Children cancel their work too.
   func cancelAll(reason: CancellationReason) {
-    let (removed, observers, links): ([RemovedItem], [Observer], [StoredWork]) = withLock {
+    let (removed, observers, links): ([RemovedItem], [Observer]?, [StoredWork]) = withLock {
       state in
       let removed = state.removeAll(keepingLinks: true)
       let links =
@@ -88,7 +82,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
         : state.slots.compactMap { slot in
           slot.flags.contains(.link) ? slot.work : nil
         }
-      return (removed, state.observers, links)
+      return (removed, state.observersToNotify, links)
     }
     for item in removed { finishCancelling(item, reason: reason, observers: observers) }
     for link in links { (link as? BagLink)?.sourceCancelledAll(reason: reason) }
@@ -102,7 +96,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       guard state.endReason == nil else { return nil }
       state.endReason = reason
       let decision = EndDecision(
-        removed: state.removeAll(keepingLinks: false), observers: state.observers,
+        removed: state.removeAll(keepingLinks: false), observers: state.observersToNotify,
         memberships: state.memberships, deadlineTimer: state.deadlineTimer)
       // Nothing that came from users outlives the end: observers, memberships, timer.
       state.observers = []
@@ -121,15 +115,16 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
 
   private struct EndDecision {
     var removed: [RemovedItem]
-    var observers: [Observer]
+    var observers: [Observer]?
     var memberships: [CancelRegistration]
     var deadlineTimer: StoredWork?
   }
 
   /// Cancels work already taken out of the table, and tells observers. Never under the lock.
   private func finishCancelling(
-    _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]
+    _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?
   ) {
+    removed.details?.timer?.cancel()
     removed.work.cancel(reason: reason)
     notify(observers, .cancelled(reason), removed)
   }
@@ -144,6 +139,13 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       return true
     }
     if !accepted { membership.finish() }
+  }
+
+  /// Gives one item a timer to stop when the item ends, replacing an earlier one.
+  func setTimer(_ timer: StoredWork, for ticket: Ticket) {
+    let now = DispatchTime.now().uptimeNanoseconds
+    let stale = withLock { $0.setTimer(timer, for: ticket, now: now) }
+    stale?.cancel()
   }
 
   /// Installs the timer of the bag's deadline, replacing (and cancelling) an earlier one.
@@ -177,10 +179,11 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     }
   }
 
-  private func notify(_ observers: [Observer], _ kind: CancelBagEvent.Kind, _ removed: RemovedItem)
-  {
+  private func notify(
+    _ observers: [Observer]?, _ kind: CancelBagEvent.Kind, _ removed: RemovedItem
+  ) {
     // Links between bags are plumbing, not work: observers do not hear of them.
-    guard !observers.isEmpty, !removed.flags.contains(.link) else { return }
+    guard let observers, !removed.flags.contains(.link) else { return }
     let now = DispatchTime.now().uptimeNanoseconds
     let item = CancelBagItem(
       work: removed.work, sequence: removed.sequence, details: removed.details, now: now)
@@ -212,9 +215,4 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       .map { CancelBagItem(work: $0.0, sequence: $0.1, details: $0.2, now: now) }
       .sorted { $0.id < $1.id }
   }
-}
-
-/// Work that must hear that it finished normally (it holds a timer to stop).
-protocol FinishAware: AnyObject {
-  func didFinish()
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Work as a bag stores it: one reference and one witness table (16 bytes).
 ///
 /// Classes are stored as they are; value types and closures are boxed once, at `add`.
@@ -25,10 +27,7 @@ struct ItemFlags: OptionSet, Sendable {
   static let detailed = ItemFlags(rawValue: 1 << 1)
   /// A link to a child or linked bag: not work in flight, survives `cancelAll`.
   static let link = ItemFlags(rawValue: 1 << 2)
-  /// Wants to hear that it finished (it holds a timer to stop).
-  static let finishAware = ItemFlags(rawValue: 1 << 3)
-
-  static let bitCount: UInt64 = 4
+  static let bitCount: UInt64 = 3
 }
 
 /// One entry of the bag's table: 24 bytes.
@@ -62,11 +61,30 @@ struct BagKey: Hashable, @unchecked Sendable {
   }
 }
 
-/// Label, key and age of an item that asked for them.
-struct ItemDetails: Sendable {
-  var label: String?
-  var key: BagKey?
-  var addedAt: UInt64
+/// Label, key, age and timeout of an item that asked for them.
+///
+/// A class, so that the hot path (work without any of these) carries one nil pointer.
+final class ItemDetails: @unchecked Sendable {
+  // Safety: `timer` changes only under the bag's lock while the item is in the table; once
+  // the item is taken out, only the thread that took it reads it.
+  let label: String?
+  let key: BagKey?
+  let addedAt: UInt64
+  /// The timer of the item's timeout, stopped when the item ends.
+  var timer: StoredWork?
+
+  init(label: String?, key: BagKey?, addedAt: UInt64) {
+    self.label = label
+    self.key = key
+    self.addedAt = addedAt
+  }
+
+  /// Details for work added with a label or a key; nil (and no clock read) for the rest.
+  static func make(label: String?, key: (any Hashable & Sendable)?) -> ItemDetails? {
+    guard label != nil || key != nil else { return nil }
+    return ItemDetails(
+      label: label, key: key.map { BagKey($0) }, addedAt: DispatchTime.now().uptimeNanoseconds)
+  }
 }
 
 /// A registration taken out of the table under the lock, to be acted on after it.
@@ -97,6 +115,9 @@ struct BagState: Sendable {
   var keys: [BagKey: Ticket] = [:]
   var details: [UInt64: ItemDetails] = [:]
   var observers: [Observer] = []
+
+  /// The observers to tell of an event, or nil (no array to retain) when there are none.
+  var observersToNotify: [Observer]? { observers.isEmpty ? nil : observers }
   var nextObserverID = 0
   /// This bag's own registrations in its parents and link sources, finished when it ends.
   var memberships: [CancelRegistration] = []
@@ -115,7 +136,10 @@ struct BagState: Sendable {
     _ work: StoredWork, flags: ItemFlags, details: ItemDetails?
   ) -> (ticket: Ticket, replaced: RemovedItem?) {
     var flags = flags
-    if details != nil { flags.insert(.detailed) }
+    if let details {
+      flags.insert(.detailed)
+      if details.key != nil { flags.insert(.keyed) }
+    }
     let sequence = nextSequence
     nextSequence &+= 1
     let tag = sequence << ItemFlags.bitCount | flags.rawValue
@@ -123,7 +147,8 @@ struct BagState: Sendable {
     if freeHead != Slot.freeEnd {
       index = Int(freeHead)
       freeHead = slots[index].tag & ~Slot.freeBit
-      slots[index] = Slot(work: work, tag: tag)
+      slots[index].tag = tag
+      slots[index].work = work
     } else {
       index = slots.count
       precondition(index < Int(Slot.freeEnd), "A CancelBag holds at most 2^32 - 1 items at once.")
@@ -155,10 +180,11 @@ struct BagState: Sendable {
   mutating func remove(_ ticket: Ticket) -> RemovedItem? {
     guard contains(ticket) else { return nil }
     let index = Int(ticket.index)
-    let slot = slots[index]
-    slots[index] = Slot(work: nil, tag: Slot.freeBit | freeHead)
+    // Move the work out (no copy, so no extra retain and release), and free the slot.
+    let work = slots[index].work.take()!
+    let flags = slots[index].flags
+    slots[index].tag = Slot.freeBit | freeHead
     freeHead = UInt64(index)
-    let flags = slot.flags
     if flags.contains(.link) { linkCount -= 1 } else { count -= 1 }
     var removedDetails: ItemDetails?
     if flags.contains(.detailed) {
@@ -173,7 +199,25 @@ struct BagState: Sendable {
       freeHead = Slot.freeEnd
     }
     return RemovedItem(
-      work: slot.work!, sequence: ticket.sequence, flags: flags, details: removedDetails)
+      work: work, sequence: ticket.sequence, flags: flags, details: removedDetails)
+  }
+
+  /// Gives the item of `ticket` a timer to stop when it ends; returns the timer it replaces,
+  /// or, if the item already ended, the new timer itself (to cancel at once).
+  mutating func setTimer(_ timer: StoredWork, for ticket: Ticket, now: UInt64) -> StoredWork? {
+    guard contains(ticket) else { return timer }
+    let index = Int(ticket.index)
+    slots[index].tag |= ItemFlags.detailed.rawValue
+    let itemDetails: ItemDetails
+    if let existing = details[ticket.sequence] {
+      itemDetails = existing
+    } else {
+      itemDetails = ItemDetails(label: nil, key: nil, addedAt: now)
+      details[ticket.sequence] = itemDetails
+    }
+    let previous = itemDetails.timer
+    itemDetails.timer = timer
+    return previous
   }
 
   /// Takes every item out, or every item but the links, oldest first.

@@ -73,28 +73,50 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
 ///
 /// Subclasses (the bag's core, a task's cancellation state) add behaviour, never stored
 /// properties: everything lives in `State`.
-class Locked<State>: @unchecked Sendable {
-  // Safety: `state` is only touched inside `withLock`, under `lock`, and `State` is required
-  // to be `Sendable` by every subclass and use; the lock lives at a fixed heap address.
-  private var state: State
-  private let lock: UnsafeMutablePointer<LockPrimitive>
+class Locked<State: Sendable>: @unchecked Sendable {
+  // Safety: the value is only touched inside `withLock`, under the lock. Both live in one
+  // heap block at a fixed address for the object's whole life; reaching the value through a
+  // pointer (not a stored `var`) also spares every access a dynamic exclusivity check, which
+  // the lock makes redundant.
+  private struct Storage {
+    var state: State
+    var lock: LockPrimitive
+  }
+
+  private let storage: UnsafeMutablePointer<Storage>
 
   init(_ initial: State) {
-    state = initial
-    lock = UnsafeMutablePointer<LockPrimitive>.allocate(capacity: 1)
-    lock.initializeLock()
+    storage = UnsafeMutablePointer<Storage>.allocate(capacity: 1)
+    let raw = UnsafeMutableRawPointer(storage)
+    raw.advanced(by: MemoryLayout<Storage>.offset(of: \.state)!)
+      .initializeMemory(as: State.self, to: initial)
+    lockPointer.initializeLock()
   }
 
   deinit {
-    lock.deinitializeLock()
-    lock.deallocate()
+    lockPointer.deinitializeLock()
+    statePointer.deinitialize(count: 1)
+    storage.deallocate()
+  }
+
+  private var statePointer: UnsafeMutablePointer<State> {
+    UnsafeMutableRawPointer(storage)
+      .advanced(by: MemoryLayout<Storage>.offset(of: \.state)!)
+      .assumingMemoryBound(to: State.self)
+  }
+
+  private var lockPointer: UnsafeMutablePointer<LockPrimitive> {
+    UnsafeMutableRawPointer(storage)
+      .advanced(by: MemoryLayout<Storage>.offset(of: \.lock)!)
+      .assumingMemoryBound(to: LockPrimitive.self)
   }
 
   /// Runs `body` with exclusive access to the value.
   @inline(__always)
   final func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    let lock = lockPointer
     lock.lock()
     defer { lock.unlock() }
-    return try body(&state)
+    return try body(&statePointer.pointee)
   }
 }

@@ -29,6 +29,13 @@ final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, W
     if cancelled { task.cancel() }
   }
 
+  /// Called first thing inside the task: if a cancel came before `attach` (the bag had
+  /// ended, or ended meanwhile), cancels the running task now, so that the operation never
+  /// starts uncancelled; `attach` alone may run after the operation started.
+  func cancelCurrentTaskIfCancelled() {
+    if reason != nil { withUnsafeCurrentTask { $0?.cancel() } }
+  }
+
   func cancel() { cancel(reason: .explicit) }
 
   func cancel(reason: CancellationReason) {
@@ -52,6 +59,9 @@ extension CancellationReason {
   /// in a task launched by a bag.
   ///
   /// Child tasks (`async let`, task groups) see the reason of the bag task they run in.
+  /// Read it in the task's own code, once it sees the cancellation: a
+  /// `withTaskCancellationHandler` handler runs on the thread that cancels, where the task's
+  /// values are not in scope.
   ///
   /// ```swift
   /// cancelBag.task(key: "search") {

@@ -1,0 +1,106 @@
+/// Deadlines: bags and items that give up when time runs out.
+@available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+extension CancelBag {
+  /// Ends the bag, with reason ``CancellationReason/timedOut``, once `duration` has passed.
+  ///
+  /// Measured on the continuous clock. A later deadline replaces an earlier one. The timer
+  /// (one sleeping task) is stopped when the bag ends for any reason, and a bag without a
+  /// deadline has none.
+  ///
+  /// ```swift
+  /// let checkoutBag = CancelBag(parent: cancelBag)
+  /// checkoutBag.setDeadline(after: .seconds(30))
+  /// ```
+  public func setDeadline(after duration: Duration) {
+    let clock = ContinuousClock()
+    setDeadline(clock.now.advanced(by: duration), clock: clock)
+  }
+
+  /// Ends the bag, with reason ``CancellationReason/timedOut``, at `deadline` on `clock`.
+  ///
+  /// A later call replaces the deadline. If the bag has ended, nothing happens.
+  ///
+  /// ```swift
+  /// cancelBag.setDeadline(.now + .seconds(10), clock: .continuous)
+  /// ```
+  public func setDeadline<C: Clock>(
+    _ deadline: C.Instant, tolerance: C.Duration? = nil, clock: C
+  ) {
+    let core = self.core
+    let timer = Timer.start(at: deadline, tolerance: tolerance, clock: clock) {
+      core.end(reason: .timedOut)
+    }
+    core.setDeadlineTimer(timer)
+  }
+
+  /// Starts a task bound to the bag that is cancelled, with reason
+  /// ``CancellationReason/timedOut``, if it has not finished after `timeout`.
+  ///
+  /// Otherwise the same as ``task(key:label:priority:operation:)->Task<Success,Error>``.
+  ///
+  /// ```swift
+  /// cancelBag.task(timeout: .seconds(10)) { try await api.profile() }
+  /// ```
+  @discardableResult
+  public func task<Success: Sendable>(
+    key: (any Hashable & Sendable)? = nil,
+    label: String? = nil,
+    timeout: Duration,
+    priority: TaskPriority? = nil,
+    @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
+  ) -> Task<Success, any Error> {
+    let (task, registration) = launch(key: key, label: label, priority: priority, operation)
+    registration.cancel(after: timeout)
+    return task
+  }
+
+  /// Starts a non-throwing task bound to the bag, cancelled if it has not finished after
+  /// `timeout`.
+  ///
+  /// ```swift
+  /// cancelBag.task(timeout: .seconds(5)) { await cache.warmUp() }
+  /// ```
+  @discardableResult
+  public func task<Success: Sendable>(
+    key: (any Hashable & Sendable)? = nil,
+    label: String? = nil,
+    timeout: Duration,
+    priority: TaskPriority? = nil,
+    @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
+  ) -> Task<Success, Never> {
+    let (task, registration) = launch(key: key, label: label, priority: priority, operation)
+    registration.cancel(after: timeout)
+    return task
+  }
+}
+
+@available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+extension CancelRegistration {
+  /// Cancels the work, with reason ``CancellationReason/timedOut``, if it is still in flight
+  /// once `duration` has passed.
+  ///
+  /// Measured on the continuous clock. The timer stops as soon as the work ends (finished
+  /// or cancelled), and a later call replaces it. Does nothing if the work already ended.
+  ///
+  /// ```swift
+  /// cancelBag.add(request).cancel(after: .seconds(15))
+  /// ```
+  public func cancel(after duration: Duration) {
+    let clock = ContinuousClock()
+    cancel(at: clock.now.advanced(by: duration), clock: clock)
+  }
+
+  /// Cancels the work, with reason ``CancellationReason/timedOut``, if it is still in flight
+  /// at `deadline` on `clock`.
+  ///
+  /// ```swift
+  /// registration.cancel(at: .now + .seconds(15), clock: .continuous)
+  /// ```
+  public func cancel<C: Clock>(at deadline: C.Instant, tolerance: C.Duration? = nil, clock: C) {
+    let registration = self
+    let timer = Timer.start(at: deadline, tolerance: tolerance, clock: clock) {
+      registration.cancel(reason: .timedOut)
+    }
+    core.setTimer(timer, for: ticket)
+  }
+}

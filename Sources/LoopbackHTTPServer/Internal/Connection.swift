@@ -1,0 +1,287 @@
+import Dispatch
+import Foundation
+
+/// Serves the requests of one accepted connection, on its own thread, until the client
+/// closes, asks to close, misbehaves, or the server stops.
+///
+/// Blocking I/O; while a response is deliberately slow (between chunks, before delayed
+/// headers) the socket is watched with `poll`, so a client that leaves is noticed at once and
+/// not one more byte is sent.
+final class Connection {
+  private let fd: Int32
+  private let number: Int
+  private let core: ServerCore
+  /// Bytes received and not yet consumed (the start of a pipelined request, or body bytes).
+  private var pending: [UInt8] = []
+  private var receiveBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+  private var requestsServed = 0
+  /// Body bytes read for the current request.
+  private var bodyBytesRead = 0
+
+  private static let maxHeadBytes = 64 * 1024
+  private static let maxLineBytes = 8 * 1024
+  /// Body bytes for generated responses: a repeating, readable pattern.
+  private static let pattern: [UInt8] = {
+    let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ\n".utf8)
+    return (0..<(64 * 1024)).map { alphabet[$0 % alphabet.count] }
+  }()
+
+  init(fd: Int32, number: Int, core: ServerCore) {
+    self.fd = fd
+    self.number = number
+    self.core = core
+  }
+
+  func run() {
+    while !core.isStopping {
+      switch readHead() {
+      case .closed:
+        return
+      case .malformed(let status):
+        _ = sendAll(Self.simpleResponse(status: status, keepAlive: false), record: nil)
+        return
+      case .head(let head):
+        requestsServed += 1
+        guard serve(head) else { return }
+      }
+    }
+  }
+
+  // MARK: Reading
+
+  private enum HeadResult {
+    case head(HTTPRequestHead)
+    case malformed(status: Int)
+    case closed
+  }
+
+  /// Receives more bytes into `pending`; returns false at end of stream or on error.
+  private func fill() -> Bool {
+    let count = receiveBuffer.withUnsafeMutableBytes { Socket.receive(fd, into: $0) }
+    guard count > 0 else { return false }
+    pending.append(contentsOf: receiveBuffer[0..<count])
+    return true
+  }
+
+  private func readHead() -> HeadResult {
+    var searchFrom = 0
+    while true {
+      if let end = Self.find([13, 10, 13, 10], in: pending, from: searchFrom) {
+        let head = HTTPRequestHead(pending[0..<end])
+        pending.removeFirst(end + 4)
+        return head.map { .head($0) } ?? .malformed(status: 400)
+      }
+      if pending.count > Self.maxHeadBytes { return .malformed(status: 431) }
+      searchFrom = max(0, pending.count - 3)
+      guard fill() else { return .closed }
+    }
+  }
+
+  private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+    guard haystack.count >= needle.count, start <= haystack.count - needle.count else {
+      return nil
+    }
+    outer: for index in start...(haystack.count - needle.count) {
+      for offset in 0..<needle.count where haystack[index + offset] != needle[offset] {
+        continue outer
+      }
+      return index
+    }
+    return nil
+  }
+
+  /// Reads and discards `count` body bytes, reporting progress; false if the stream ended.
+  private func consume(_ count: Int, progress: (Int) -> Void) -> Bool {
+    var remaining = count
+    while remaining > 0 {
+      if pending.isEmpty, !fill() { return false }
+      let taken = min(remaining, pending.count)
+      pending.removeFirst(taken)
+      remaining -= taken
+      progress(taken)
+    }
+    return true
+  }
+
+  /// Reads one CRLF-terminated line (without the CRLF); nil if the stream ended or the line
+  /// is too long.
+  private func readLine() -> String? {
+    var searchFrom = 0
+    while true {
+      if let end = Self.find([13, 10], in: pending, from: searchFrom) {
+        let line = String(decoding: pending[0..<end], as: UTF8.self)
+        pending.removeFirst(end + 2)
+        return line
+      }
+      if pending.count > Self.maxLineBytes { return nil }
+      searchFrom = max(0, pending.count - 1)
+      guard fill() else { return nil }
+    }
+  }
+
+  private enum BodyResult {
+    case read
+    case malformed
+    case ended
+  }
+
+  private func readBody(_ head: HTTPRequestHead, record: Int) -> BodyResult {
+    let progress: (Int) -> Void = { [self] count in
+      bodyBytesRead += count
+      core.updateRecord(record) { $0.requestBodyBytes += count }
+    }
+    guard head.isChunked else {
+      return consume(head.contentLength ?? 0, progress: progress) ? .read : .ended
+    }
+    while true {
+      guard let line = readLine() else { return .ended }
+      let sizeField = line.split(separator: ";", maxSplits: 1).first ?? ""
+      guard let size = Int(sizeField.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0
+      else { return .malformed }
+      if size == 0 { break }
+      guard consume(size, progress: progress) else { return .ended }
+      guard let end = readLine() else { return .ended }
+      guard end.isEmpty else { return .malformed }
+    }
+    while true {  // trailer section, up to the blank line
+      guard let line = readLine() else { return .ended }
+      if line.isEmpty { return .read }
+    }
+  }
+
+  // MARK: Serving
+
+  /// Serves one request; returns whether the connection may carry another.
+  private func serve(_ head: HTTPRequestHead) -> Bool {
+    bodyBytesRead = 0
+    let id = head.query["id"] ?? head.requestID ?? "request-\(number)-\(requestsServed)"
+    let record = core.addRecord(
+      RequestRecord(
+        id: id, connection: number, method: head.method, path: head.path, query: head.query,
+        startedAt: .now()))
+
+    if head.hasBody {
+      if head.expectsContinue {
+        guard sendAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), record: nil) else {
+          return finishGone(record)
+        }
+      }
+      switch readBody(head, record: record) {
+      case .read:
+        break
+      case .ended:
+        return finishGone(record)
+      case .malformed:
+        _ = sendAll(Self.simpleResponse(status: 400, keepAlive: false), record: nil)
+        core.updateRecord(record) {
+          $0.status = 400
+          $0.finishedAt = .now()
+        }
+        return false
+      }
+    }
+
+    let plan = Route.plan(for: head, requestBodyBytes: bodyBytesRead)
+    let keepAlive = head.keepAlive && plan.keepAlive && !core.isStopping
+    let sendsBody = head.method != "HEAD"
+    core.updateRecord(record) {
+      $0.status = plan.status
+      $0.bytesPlanned = sendsBody ? plan.bodyLength : 0
+    }
+
+    if plan.delayNanoseconds > 0 {
+      let deadline = DispatchTime.now().uptimeNanoseconds + plan.delayNanoseconds
+      guard watchPeer(until: deadline) else { return finishGone(record) }
+    }
+    guard sendAll(responseHead(plan, id: id, keepAlive: keepAlive), record: nil) else {
+      return finishGone(record)
+    }
+    if sendsBody {
+      guard sendBody(plan, record: record) else { return finishGone(record) }
+    }
+    core.updateRecord(record) {
+      $0.completed = true
+      $0.finishedAt = .now()
+    }
+    return keepAlive
+  }
+
+  private func sendBody(_ plan: Route.Plan, record: Int) -> Bool {
+    switch plan.body {
+    case .text(let bytes):
+      return sendAll(bytes, record: record)
+    case .pattern(let size, let chunk, let interval):
+      let start = DispatchTime.now().uptimeNanoseconds
+      var sent = 0
+      var chunksSent: UInt64 = 0
+      while sent < size {
+        let piece = min(chunk, size - sent, Self.pattern.count)
+        guard sendAll(Self.pattern[0..<piece], record: record) else { return false }
+        sent += piece
+        chunksSent += 1
+        if interval > 0, sent < size {
+          guard watchPeer(until: start + chunksSent * interval) else { return false }
+        }
+      }
+      return true
+    }
+  }
+
+  private func responseHead(_ plan: Route.Plan, id: String, keepAlive: Bool) -> [UInt8] {
+    var text = "HTTP/1.1 \(plan.status) \(Route.reason(plan.status))\r\n"
+    if plan.status != 204, plan.status != 304 {
+      text += "Content-Length: \(plan.bodyLength)\r\n"
+      text += "Content-Type: \(plan.contentType)\r\n"
+    }
+    for (name, value) in plan.headers { text += "\(name): \(value)\r\n" }
+    if id.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) {
+      text += "X-Request-ID: \(id)\r\n"
+    }
+    text += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+    return Array(text.utf8)
+  }
+
+  private static func simpleResponse(status: Int, keepAlive: Bool) -> [UInt8] {
+    let body = "\(status) \(Route.reason(status))\n"
+    return Array(
+      ("HTTP/1.1 \(status) \(Route.reason(status))\r\nContent-Length: \(body.utf8.count)\r\n"
+        + "Content-Type: text/plain\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        + body).utf8)
+  }
+
+  // MARK: Writing and watching
+
+  /// Writes all of `bytes`, counting them as body bytes of `record` when given; false if the
+  /// peer is gone (or the server shut the socket down).
+  private func sendAll<Bytes: Collection<UInt8>>(_ bytes: Bytes, record: Int?) -> Bool {
+    let result: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[offset...])
+        guard case .sent(let count) = Socket.send(fd, rest) else { return false }
+        offset += count
+        if let record { core.updateRecord(record) { $0.bytesSent += count } }
+      }
+      return true
+    }
+    if let result { return result }
+    return sendAll(Array(bytes), record: record)
+  }
+
+  /// Waits until `deadline` (uptime nanoseconds); false as soon as the peer leaves.
+  private func watchPeer(until deadline: UInt64) -> Bool {
+    Socket.watchPeer(fd, until: deadline) { DispatchTime.now().uptimeNanoseconds } == .present
+  }
+
+  /// Finishes `record` because the connection broke; blames the client unless the server is
+  /// stopping. Returns false (the connection is done).
+  private func finishGone(_ record: Int) -> Bool {
+    let now = DispatchTime.now()
+    let blameClient = !core.isStopping
+    core.updateRecord(record) {
+      if blameClient { $0.clientWentAwayAt = now }
+      $0.finishedAt = now
+    }
+    return false
+  }
+}

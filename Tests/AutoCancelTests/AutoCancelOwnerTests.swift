@@ -1,0 +1,181 @@
+import AutoCancel
+import Dispatch
+import Testing
+
+/// An owner with no actor: a download manager, say.
+private final class Downloader: AutoCancelOwner, Sendable {
+  let cancelBag = CancelBag(label: "Downloader")
+}
+
+/// A main-actor owner, as screens and view models are.
+@MainActor
+private final class FeedScreen: AutoCancelOwner {
+  let cancelBag = CancelBag(label: "FeedScreen")
+  var shown: [Int] = []
+  var failures: [any Error] = []
+
+  /// The documented shape: both closures inherit the main actor, and neither captures `self`.
+  func reload(_ load: @escaping @Sendable () async throws -> Int) -> Task<Void, Never> {
+    autoCancelTask {
+      try await load()
+    } then: { screen, result in
+      MainActor.assertIsolated()
+      switch result {
+      case .success(let value): screen.shown.append(value)
+      case .failure(let error): screen.failures.append(error)
+      }
+    }
+  }
+}
+
+@Suite("An AutoCancelOwner", .timeLimit(.minutes(1)))
+struct AutoCancelOwnerTests {
+  @Test("binds class work to its lifetime with autoCancel")
+  func autoCancelBindsClassWork() {
+    let probe = Probe()
+    var owner: Downloader? = Downloader()
+    let registration = owner!.autoCancel(probe, key: "file", label: "download")
+    #expect(registration.isActive)
+    #expect(owner!.cancelBag.snapshot().map(\.label) == ["download"])
+    owner = nil
+    #expect(probe.reasons == [.ownerGone])
+    #expect(!registration.isActive)
+  }
+
+  @Test("binds a Task to its lifetime with autoCancel")
+  func autoCancelBindsATask() async {
+    let started = Signal()
+    var owner: Downloader? = Downloader()
+    let task = Task {
+      started.fire()
+      await suspendUntilCancelled()
+      return Task.isCancelled
+    }
+    owner!.autoCancel(task)
+    #expect(owner!.cancelBag.count == 1)
+    await started.wait()
+    owner = nil
+    #expect(await task.value)
+  }
+
+  @Test("binds a DispatchWorkItem to its lifetime with autoCancel: once cancelled, it never runs")
+  func autoCancelBindsADispatchWorkItem() {
+    let ran = Protected(false)
+    let item = DispatchWorkItem { ran.withLock { $0 = true } }
+    var owner: Downloader? = Downloader()
+    owner!.autoCancel(item, label: "save")
+    owner = nil
+    #expect(item.isCancelled)
+    let queue = DispatchQueue(label: "AutoCancelOwnerTests.save")
+    queue.async(execute: item)
+    queue.sync {}  // the serial queue has drained: the item had its chance to run
+    #expect(ran.current == false)
+  }
+
+  @Test("delivers the result of autoCancelTask to a live owner, on the owner's actor")
+  @MainActor
+  func autoCancelTaskDeliversToALiveOwner() async {
+    let screen = FeedScreen()
+    await screen.reload { 42 }.value
+    #expect(screen.shown == [42])
+    #expect(screen.failures.isEmpty)
+    #expect(screen.cancelBag.count == 0)
+  }
+
+  @Test("does not keep the owner alive, nor deliver, when the owner goes away mid-load")
+  @MainActor
+  func autoCancelTaskDoesNotDeliverToAGoneOwner() async {
+    let started = Signal()
+    let reasonInLoad = Protected<CancellationReason?>(nil)
+    var screen: FeedScreen? = FeedScreen()
+    weak let weakScreen = screen
+    let task = screen!.reload {
+      started.fire()
+      await suspendUntilCancelled()
+      reasonInLoad.withLock { $0 = CancellationReason.current }
+      try Task.checkCancellation()
+      return 1
+    }
+    await started.wait()
+    screen = nil
+    #expect(weakScreen == nil)
+    await task.value
+    #expect(task.isCancelled)
+    #expect(reasonInLoad.current == .ownerGone)
+  }
+}
+
+/// An owner that starts tasks capturing itself strongly or weakly, to show the difference.
+private final class CapturingScreen: AutoCancelOwner, Sendable {
+  let cancelBag = CancelBag()
+  let events: Protected<[String]>
+  let deinitialized: Signal
+
+  init(events: Protected<[String]>, deinitialized: Signal) {
+    self.events = events
+    self.deinitialized = deinitialized
+  }
+
+  deinit {
+    events.withLock { $0.append("owner deinitialized") }
+    deinitialized.fire()
+  }
+
+  /// The trap: `self` in the task keeps the owner, and so its bag, alive.
+  func loadCapturingSelfStrongly(until gate: Signal) -> Task<Void, Never> {
+    cancelBag.task {
+      await gate.wait()
+      self.events.withLock { $0.append("task completed, cancelled: \(Task.isCancelled)") }
+    }
+  }
+
+  /// The fix: `[weak self]` lets the owner go, and the bag's deinit cancels the task.
+  func loadCapturingSelfWeakly(started: Signal) -> Task<CancellationReason?, Never> {
+    cancelBag.task { [weak self] in
+      started.fire()
+      await suspendUntilCancelled()
+      self?.events.withLock { $0.append("still here") }
+      return CancellationReason.current
+    }
+  }
+}
+
+@Suite("The retain-cycle trap", .timeLimit(.minutes(1)))
+struct RetainCycleTrapTests {
+  @Test("a task that captures its owner strongly keeps the owner alive until the task completes")
+  func strongCaptureKeepsTheOwnerAlive() async {
+    let events = Protected<[String]>([])
+    let deinitialized = Signal()
+    let gate = Signal()
+    var screen: CapturingScreen? = CapturingScreen(events: events, deinitialized: deinitialized)
+    weak let weakScreen = screen
+    var task: Task<Void, Never>? = screen!.loadCapturingSelfStrongly(until: gate)
+
+    screen = nil  // the screen is "closed"…
+    #expect(weakScreen != nil, "…but the task still holds it, so its bag never cancels")
+    #expect(task?.isCancelled == false)
+
+    gate.fire()  // only when the work completes on its own…
+    await task?.value
+    task = nil
+    await deinitialized.wait()  // …is the owner freed, and then there is nothing to cancel.
+    #expect(events.current == ["task completed, cancelled: false", "owner deinitialized"])
+  }
+
+  @Test("a task that captures its owner weakly lets the owner go, and is cancelled (ownerGone)")
+  func weakCaptureLetsTheOwnerGo() async {
+    let events = Protected<[String]>([])
+    let deinitialized = Signal()
+    let started = Signal()
+    var screen: CapturingScreen? = CapturingScreen(events: events, deinitialized: deinitialized)
+    weak let weakScreen = screen
+    let task = screen!.loadCapturingSelfWeakly(started: started)
+    await started.wait()
+
+    screen = nil
+    #expect(weakScreen == nil)
+    #expect(deinitialized.isFired)
+    #expect(await task.value == .ownerGone)
+    #expect(events.current == ["owner deinitialized"])
+  }
+}

@@ -1,0 +1,103 @@
+@testable import AutoCancel
+import Testing
+
+@Suite("Deadlines", .timeLimit(.minutes(1)))
+struct DeadlineTests {
+  @Test("cancel work still in flight at its timeout, with reason timedOut")
+  func itemTimeout() async {
+    let clock = ManualClock()
+    let bag = CancelBag()
+    let work = RecordingWork()
+    bag.add(work).cancel(at: clock.now.advanced(by: .seconds(10)), clock: clock)
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(9))
+    #expect(work.reasons.isEmpty)
+    clock.advance(by: .seconds(1))
+    #expect(await work.cancellation() == .timedOut)
+    #expect(bag.count == 0)
+  }
+
+  @Test("stop their timer when the work finishes first")
+  func finishStopsTimer() async {
+    let clock = ManualClock()
+    let bag = CancelBag()
+    let work = RecordingWork()
+    let registration = bag.add(work)
+    registration.cancel(at: clock.now.advanced(by: .seconds(10)), clock: clock)
+    await clock.waitForSleepers(1)
+    registration.finish()
+    await clock.waitForSleepers(0)
+    clock.advance(by: .seconds(60))
+    #expect(work.reasons.isEmpty)
+  }
+
+  @Test("stop their timer when the work is cancelled first")
+  func cancelStopsTimer() async {
+    let clock = ManualClock()
+    let bag = CancelBag()
+    let work = RecordingWork()
+    bag.add(work).cancel(at: clock.now.advanced(by: .seconds(10)), clock: clock)
+    await clock.waitForSleepers(1)
+    bag.cancelAll()
+    await clock.waitForSleepers(0)
+    #expect(work.reasons == [.explicit])
+  }
+
+  @Test("end the bag with reason timedOut at the bag's deadline, and cancel later work")
+  func bagDeadline() async {
+    let clock = ManualClock()
+    let bag = CancelBag()
+    let work = RecordingWork()
+    bag.add(work)
+    bag.setDeadline(clock.now.advanced(by: .seconds(30)), clock: clock)
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(30))
+    #expect(await work.cancellation() == .timedOut)
+    #expect(bag.endReason == .timedOut)
+    let late = RecordingWork()
+    bag.add(late)
+    #expect(late.reasons == [.timedOut])
+  }
+
+  @Test("of a bag stop when the bag ends first, and a new deadline replaces the old")
+  func bagDeadlineStops() async {
+    let clock = ManualClock()
+    let bag = CancelBag()
+    bag.setDeadline(clock.now.advanced(by: .seconds(30)), clock: clock)
+    await clock.waitForSleepers(1)
+    bag.setDeadline(clock.now.advanced(by: .seconds(60)), clock: clock)
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(30))
+    #expect(!bag.isEnded)
+    bag.end()
+    await clock.waitForSleepers(0)
+    #expect(bag.endReason == .explicit)
+  }
+
+  @Test("racing the bag's end leave every item cancelled exactly once", arguments: 0..<20)
+  func deadlineRacesEnd(round: Int) async {
+    let clock = ManualClock()
+    let bag = CancelBag()
+    let works = (0..<50).map { _ in RecordingWork() }
+    for work in works { bag.add(work) }
+    bag.setDeadline(clock.now.advanced(by: .seconds(1)), clock: clock)
+    await clock.waitForSleepers(1)
+    async let fire: Void = clock.advance(by: .seconds(1))
+    async let end: Void = bag.end(reason: .custom("closed"))
+    _ = await (fire, end)
+    let reason = bag.endReason
+    #expect(reason == .timedOut || reason == .custom("closed"))
+    #expect(works.allSatisfy { $0.reasons == [reason!] })
+  }
+
+  @Test("of a bag task cancel it with reason timedOut, visible inside the task")
+  func taskTimeout() async {
+    let bag = CancelBag()
+    let reason = await bag.task(timeout: .milliseconds(1)) { () async -> CancellationReason? in
+      try? await Task.sleep(for: .seconds(3600))  // the work, cut short by the timeout
+      return CancellationReason.current
+    }.value
+    #expect(reason == .timedOut)
+    #expect(bag.count == 0)
+  }
+}

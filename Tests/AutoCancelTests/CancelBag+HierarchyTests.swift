@@ -1,0 +1,161 @@
+@testable import AutoCancel
+import Testing
+
+@Suite("A child bag")
+struct ChildBagTests {
+  @Test("ends with reason parentEnded when its parent ends")
+  func endsWithParent() {
+    let parent = CancelBag()
+    let child = CancelBag(parent: parent)
+    let work = RecordingWork()
+    child.add(work)
+    parent.end(reason: .custom("signed out"))
+    #expect(work.reasons == [.parentEnded])
+    #expect(child.endReason == .parentEnded)
+  }
+
+  @Test("ends with reason parentEnded when its parent is deinitialized")
+  func endsWhenParentGoes() {
+    var parent: CancelBag? = CancelBag()
+    let child = CancelBag(parent: parent!)
+    let work = RecordingWork()
+    child.add(work)
+    parent = nil
+    #expect(work.reasons == [.parentEnded])
+    #expect(child.isEnded)
+  }
+
+  @Test("cancels its work with the parent's reason when the parent cancels all, and stays usable")
+  func followsCancelAll() {
+    let parent = CancelBag()
+    let child = CancelBag(parent: parent)
+    let first = RecordingWork()
+    child.add(first)
+    parent.cancelAll(reason: .custom("tab switched"))
+    #expect(first.reasons == [.custom("tab switched")])
+    #expect(!child.isEnded)
+    let second = RecordingWork()
+    child.add(second)
+    #expect(second.reasons.isEmpty)
+    #expect(child.count == 1)
+    parent.cancelAll()
+    #expect(second.reasons == [.explicit])
+  }
+
+  @Test("never touches its parent or siblings when it cancels or ends")
+  func isolatedFromParentAndSiblings() {
+    let parent = CancelBag()
+    let child = CancelBag(parent: parent)
+    let sibling = CancelBag(parent: parent)
+    let parentWork = RecordingWork()
+    let siblingWork = RecordingWork()
+    parent.add(parentWork)
+    sibling.add(siblingWork)
+    child.add(RecordingWork())
+    child.cancelAll()
+    child.end()
+    #expect(parentWork.reasons.isEmpty)
+    #expect(siblingWork.reasons.isEmpty)
+    #expect(parent.count == 1 && sibling.count == 1)
+    #expect(!parent.isEnded && !sibling.isEnded)
+  }
+
+  @Test("leaves its parent as soon as it goes away, so a long-lived parent stays small")
+  func detachesOnDeinit() {
+    let parent = CancelBag()
+    for _ in 0..<10_000 {
+      let child = CancelBag(parent: parent)
+      child.add(RecordingWork())
+      #expect(parent.linkCount == 1)
+    }
+    #expect(parent.linkCount == 0)
+    #expect(parent.slotCount <= 64)
+  }
+
+  @Test("is not kept alive by its parent")
+  func notRetainedByParent() {
+    let parent = CancelBag()
+    weak var weakChild: CancelBag?
+    do {
+      let child = CancelBag(parent: parent)
+      weakChild = child
+    }
+    #expect(weakChild == nil)
+    withExtendedLifetime(parent) {}
+  }
+
+  @Test("made from a parent that has ended has ended, and cancels what is added")
+  func childOfEndedParent() {
+    let parent = CancelBag()
+    parent.end()
+    let child = CancelBag(parent: parent)
+    #expect(child.endReason == .parentEnded)
+    let work = RecordingWork()
+    child.add(work)
+    #expect(work.reasons == [.parentEnded])
+  }
+
+  @Test("of a child ends with its grandparent")
+  func grandchildren() {
+    let root = CancelBag()
+    let child = CancelBag(parent: root)
+    let grandchild = CancelBag(parent: child)
+    let work = RecordingWork()
+    grandchild.add(work)
+    root.cancelAll(reason: .custom("refresh"))
+    #expect(work.reasons == [.custom("refresh")])
+    let later = RecordingWork()
+    grandchild.add(later)
+    root.end()
+    #expect(later.reasons == [.parentEnded])
+  }
+}
+
+@Suite("A linked bag")
+struct LinkedBagTests {
+  @Test("ends with reason linkEnded when any of its sources ends")
+  func endsWhenAnySourceEnds() {
+    let document = CancelBag()
+    let session = CancelBag()
+    let upload = CancelBag(linkedTo: [document, session])
+    let work = RecordingWork()
+    upload.add(work)
+    session.end()
+    #expect(work.reasons == [.linkEnded])
+    #expect(upload.endReason == .linkEnded)
+    #expect(document.linkCount == 0)
+  }
+
+  @Test("ends when a source is deinitialized, without retaining it")
+  func endsWhenSourceGoes() {
+    weak var weakSource: CancelBag?
+    var source: CancelBag? = CancelBag()
+    weakSource = source
+    let linked = CancelBag(linkedTo: [source!, CancelBag()])
+    let work = RecordingWork()
+    linked.add(work)
+    source = nil
+    #expect(weakSource == nil)
+    #expect(work.reasons.contains(.linkEnded))
+  }
+
+  @Test("ignores its sources' cancelAll")
+  func ignoresCancelAll() {
+    let source = CancelBag()
+    let linked = CancelBag(linkedTo: [source])
+    let work = RecordingWork()
+    linked.add(work)
+    source.cancelAll()
+    #expect(work.reasons.isEmpty)
+    #expect(!linked.isEnded)
+  }
+
+  @Test("leaves every source when it ends")
+  func leavesSources() {
+    let sources = (0..<3).map { _ in CancelBag() }
+    let linked = CancelBag(linkedTo: sources)
+    #expect(sources.allSatisfy { $0.linkCount == 1 })
+    linked.end()
+    #expect(sources.allSatisfy { $0.linkCount == 0 })
+  }
+}

@@ -1,0 +1,164 @@
+import AutoCancel
+import Testing
+
+/// State only the main actor may touch: the compiler rejects access from elsewhere.
+@MainActor
+private final class MainActorCounter {
+  var value = 0
+}
+
+@Suite("A task launched by a CancelBag", .timeLimit(.minutes(1)))
+struct CancelBagTaskTests {
+  @Test("is registered in the bag before it starts")
+  func registeredBeforeItStarts() async throws {
+    let bag = CancelBag()
+    let gate = Signal()
+    let countInside = Protected<Int?>(nil)
+    let task = bag.task {
+      countInside.withLock { $0 = bag.count }
+      await gate.wait()
+      try Task.checkCancellation()
+    }
+    #expect(bag.count == 1)
+    gate.fire()
+    try await task.value
+    #expect(countInside.current == 1)
+  }
+
+  @Test("is gone from the bag before an awaiter of its value resumes")
+  func goneBeforeTheAwaiterResumes() async throws {
+    let bag = CancelBag()
+    for index in 0..<200 {
+      let throwing = bag.task { () async throws -> Int in index }
+      #expect(try await throwing.value == index)
+      #expect(bag.count == 0)
+      let nonThrowing = bag.task { () async -> Int in index }
+      #expect(await nonThrowing.value == index)
+      #expect(bag.count == 0)
+    }
+  }
+
+  @Test("is gone from the bag when its operation throws")
+  func goneWhenItThrows() async {
+    struct Failure: Error {}
+    let bag = CancelBag()
+    let task = bag.task { () async throws -> Int in throw Failure() }
+    await #expect(throws: Failure.self) { try await task.value }
+    #expect(bag.count == 0)
+  }
+
+  @Test("is cancelled when the bag ends, and reads the end reason as CancellationReason.current")
+  func cancelledWhenTheBagEnds() async throws {
+    let bag = CancelBag()
+    let started = Signal()
+    let task = bag.task {
+      started.fire()
+      await suspendUntilCancelled()
+      try Task.checkCancellation()
+    }
+    await started.wait()
+    bag.end(reason: .custom("closed"))
+    await #expect(throws: CancellationError.self) { try await task.value }
+    #expect(bag.count == 0)
+
+    let secondBag = CancelBag()
+    let reasonStarted = Signal()
+    let reading = secondBag.task {
+      reasonStarted.fire()
+      await suspendUntilCancelled()
+      return CancellationReason.current
+    }
+    await reasonStarted.wait()
+    secondBag.end(reason: .custom("closed"))
+    #expect(await reading.value == .custom("closed"))
+  }
+
+  @Test("is cancelled when the bag is deinitialized, reading ownerGone")
+  func cancelledWhenTheBagIsDeinitialized() async {
+    let started = Signal()
+    var bag: CancelBag? = CancelBag()
+    let task = bag!.task { () async -> (Bool, CancellationReason?) in
+      started.fire()
+      await suspendUntilCancelled()
+      return (Task.isCancelled, CancellationReason.current)
+    }
+    await started.wait()
+    bag = nil
+    let (cancelled, reason) = await task.value
+    #expect(cancelled)
+    #expect(reason == .ownerGone)
+  }
+
+  @Test("is cancelled with reason replaced when a newer task takes its key")
+  func replacedUnderItsKey() async {
+    let bag = CancelBag()
+    let started = Signal()
+    let older = bag.task(key: "search") { () async -> CancellationReason? in
+      started.fire()
+      await suspendUntilCancelled()
+      return CancellationReason.current
+    }
+    await started.wait()
+    let newer = bag.task(key: "search") { () async -> CancellationReason? in
+      CancellationReason.current
+    }
+    #expect(await older.value == .replaced)
+    #expect(await newer.value == nil)
+    #expect(bag.count == 0)
+  }
+
+  @Test("starts already cancelled on an ended bag, reading the end reason")
+  func startsCancelledOnAnEndedBag() async {
+    let bag = CancelBag()
+    bag.end(reason: .custom("closed"))
+    // The operation runs on the global executor and may start at once, on another thread, so
+    // try many times: an operation that starts before the task is cancelled must not exist.
+    let attempts = 2_000
+    var startedUncancelled = 0
+    var wrongReasons: [CancellationReason?] = []
+    for _ in 0..<attempts {
+      let task = bag.task { () async -> (Bool, CancellationReason?) in
+        (Task.isCancelled, CancellationReason.current)
+      }
+      #expect(task.isCancelled)
+      let (cancelled, reason) = await task.value
+      if !cancelled { startedUncancelled += 1 }
+      if reason != .custom("closed") { wrongReasons.append(reason) }
+    }
+    #expect(startedUncancelled == 0, "\(startedUncancelled) of \(attempts) started uncancelled")
+    #expect(wrongReasons.isEmpty)
+    #expect(bag.count == 0)
+    let throwing = bag.task { () async throws in try Task.checkCancellation() }
+    await #expect(throws: CancellationError.self) { try await throwing.value }
+  }
+
+  @Test("reads no reason while it has not been cancelled")
+  func noReasonUntilCancelled() async {
+    let bag = CancelBag()
+    let task = bag.task { () async -> CancellationReason? in CancellationReason.current }
+    #expect(await task.value == nil)
+  }
+
+  @Test("runs on the caller's actor, in both forms")
+  @MainActor
+  func runsOnTheCallersActor() async throws {
+    let counter = MainActorCounter()
+    let bag = CancelBag()
+    // No `await` before touching `counter`: this compiles only if the operation is
+    // main-actor isolated, and `assertIsolated` checks it at run time.
+    let nonThrowing = bag.task { () -> Int in
+      MainActor.assertIsolated()
+      counter.value += 1
+      return counter.value
+    }
+    #expect(await nonThrowing.value == 1)
+    let throwing = bag.task { () throws -> Int in
+      MainActor.assertIsolated()
+      try Task.checkCancellation()
+      counter.value += 1
+      return counter.value
+    }
+    #expect(try await throwing.value == 2)
+    #expect(bag.count == 0)
+  }
+}

@@ -1,0 +1,492 @@
+import AutoCancel
+import Dispatch
+import Testing
+
+/// An owner as users write one: a class that stores its bag.
+private final class Screen: AutoCancelOwner, Sendable {
+  let cancelBag = CancelBag(label: "Screen")
+}
+
+@Suite("A CancelBag", .timeLimit(.minutes(1)))
+struct CancelBagTests {
+  // MARK: Counting and ending
+
+  @Test("counts the work in flight, and forgets finished work")
+  func countsWorkInFlight() {
+    let bag = CancelBag()
+    let first = bag.add(Probe())
+    let second = bag.add(Probe())
+    #expect(bag.count == 2)
+    first.finish()
+    #expect(bag.count == 1)
+    second.cancel()
+    #expect(bag.count == 0)
+  }
+
+  @Test("cancels its work in flight with reason ownerGone when it is deinitialized")
+  func deinitCancelsWorkInFlight() {
+    let inFlight = Probe()
+    let finished = Probe()
+    do {
+      let bag = CancelBag()
+      bag.add(inFlight)
+      bag.add(finished).finish()
+    }
+    #expect(inFlight.reasons == [.ownerGone])
+    #expect(finished.cancelCount == 0)
+  }
+
+  @Test("ends every item exactly once: finished items are never cancelled, the rest once")
+  func endsEveryItemExactlyOnce() {
+    let bag = CancelBag()
+    let probes = (0..<10).map { Probe("\($0)") }
+    let registrations = probes.map { bag.add($0) }
+    for index in stride(from: 0, to: 10, by: 2) { registrations[index].finish() }
+    bag.cancelAll()
+    bag.end()
+    for (index, probe) in probes.enumerated() {
+      #expect(probe.cancelCount == (index.isMultiple(of: 2) ? 0 : 1), "item \(index)")
+    }
+    #expect(registrations.allSatisfy { !$0.isActive })
+  }
+
+  // MARK: Lifetimes
+
+  @Test("never retains its owner: the owner deinitializes and its work is cancelled (ownerGone)")
+  func neverRetainsItsOwner() async {
+    let probe = Probe()
+    let started = Signal()
+    var screen: Screen? = Screen()
+    weak let weakScreen = screen
+    screen!.autoCancel(probe)
+    let task = screen!.cancelBag.task {
+      started.fire()
+      await suspendUntilCancelled()
+      return CancellationReason.current
+    }
+    await started.wait()
+    screen = nil
+    #expect(weakScreen == nil)
+    #expect(probe.reasons == [.ownerGone])
+    #expect(await task.value == .ownerGone)
+  }
+
+  @Test("is deinitialized while a copy of a registration and a task it launched still exist")
+  func registrationsAndTasksDoNotKeepTheBagAlive() async {
+    let probe = Probe()
+    let started = Signal()
+    var bag: CancelBag? = CancelBag()
+    weak let weakBag = bag
+    let registration = bag!.add(probe)
+    let copy = registration
+    let task = bag!.task {
+      started.fire()
+      await suspendUntilCancelled()
+      return CancellationReason.current
+    }
+    await started.wait()
+    bag = nil
+    #expect(weakBag == nil)
+    #expect(!copy.isActive)
+    #expect(probe.reasons == [.ownerGone])
+    #expect(await task.value == .ownerGone)
+  }
+
+  @Test("keeps the work it holds alive until it ends, and releases it then without cancelling")
+  func neverDropsALiveRegistration() {
+    let bag = CancelBag()
+    weak var weakProbe: Probe?
+    let registration: CancelRegistration
+    do {
+      let probe = Probe()
+      weakProbe = probe
+      registration = bag.add(probe)
+    }
+    // Churn around it: other work comes and goes, reusing slots.
+    for _ in 0..<1000 { bag.add(Probe()).finish() }
+    bag.add(Probe()).cancel()
+    #expect(weakProbe != nil)
+    #expect(registration.isActive)
+    #expect(bag.count == 1)
+    #expect(bag.snapshot().map(\.workType) == ["Probe"])
+    let cancelCount = weakProbe?.cancelCount
+    registration.finish()
+    #expect(weakProbe == nil)
+    #expect(cancelCount == 0)
+  }
+
+  // MARK: Ended bags
+
+  @Test("cancels work added after it ended before add returns, with the end reason")
+  func addToEndedBagCancelsAtOnce() {
+    let bag = CancelBag()
+    let reason = CancellationReason.custom("closed")
+    bag.end(reason: reason)
+
+    let probe = Probe()
+    let registration = bag.add(probe)
+    #expect(probe.reasons == [reason])
+    #expect(!registration.isActive)
+
+    let value = Probe()
+    #expect(!bag.add(ValueWork(probe: value)).isActive)
+    #expect(value.reasons == [reason])
+
+    let closureReasons = Protected<[CancellationReason]>([])
+    let closure = bag.add { reason in closureReasons.withLock { $0.append(reason) } }
+    #expect(closureReasons.current == [reason])
+    #expect(!closure.isActive)
+
+    let item = DispatchWorkItem {}
+    #expect(!bag.add(item).isActive)
+    #expect(item.isCancelled)
+
+    let keyed = Probe()
+    #expect(!bag.add(keyed, key: "k", label: "keyed").isActive)
+    #expect(keyed.reasons == [reason])
+    #expect(bag.count == 0)
+  }
+
+  @Test("reports whether and why it ended")
+  func reportsEndState() {
+    let bag = CancelBag()
+    #expect(!bag.isEnded)
+    #expect(bag.endReason == nil)
+    bag.cancelAll()
+    #expect(!bag.isEnded)
+    bag.end(reason: .timedOut)
+    #expect(bag.isEnded)
+    #expect(bag.endReason == .timedOut)
+  }
+
+  @Test("keeps the first reason when it is ended twice, and cancels nothing the second time")
+  func endIsIdempotent() {
+    let bag = CancelBag()
+    let probe = Probe()
+    bag.add(probe)
+    bag.end(reason: .custom("first"))
+    bag.end(reason: .custom("second"))
+    #expect(bag.endReason == .custom("first"))
+    #expect(probe.reasons == [.custom("first")])
+    let late = Probe()
+    bag.add(late)
+    #expect(late.reasons == [.custom("first")])
+  }
+
+  @Test("stays usable after cancelAll: later work is kept until it ends")
+  func cancelAllKeepsTheBagUsable() {
+    let bag = CancelBag()
+    let before = Probe()
+    bag.add(before)
+    bag.cancelAll(reason: .custom("tab switched"))
+    #expect(before.reasons == [.custom("tab switched")])
+    let after = Probe()
+    let registration = bag.add(after)
+    #expect(registration.isActive)
+    #expect(bag.count == 1)
+    #expect(after.cancelCount == 0)
+    bag.cancelAll()
+    #expect(after.reasons == [.explicit])
+  }
+
+  @Test("keeps cancelAll idempotent: a second call cancels nothing twice")
+  func cancelAllTwice() {
+    let bag = CancelBag()
+    let probe = Probe()
+    bag.add(probe)
+    bag.cancelAll()
+    bag.cancelAll()
+    #expect(probe.cancelCount == 1)
+  }
+
+  // MARK: O(1) finished work
+
+  @Test("leaves no trace of 1,000,000 finished items: count and snapshot are empty")
+  func finishedWorkLeavesNoTrace() {
+    let bag = CancelBag()
+    let cycles = StressScale.millionCycles
+    let work = Probe()
+    for _ in 0..<cycles { bag.add(work).finish() }
+    #expect(bag.count == 0)
+    #expect(bag.snapshot().isEmpty)
+
+    // A second round, with labels and keys too (their details must leave as well), must not
+    // grow the process: memory is bounded by work in flight, not by history.
+    let before = ResidentMemory.bytes()
+    for index in 0..<cycles {
+      if index % 8 == 0 {
+        bag.add(work, key: index % 3, label: "cycle").finish()
+      } else {
+        bag.add(work).finish()
+      }
+    }
+    let after = ResidentMemory.bytes()
+    #expect(bag.count == 0)
+    #expect(bag.snapshot().isEmpty)
+    #expect(work.cancelCount == 0)
+    if let before, let after {
+      let growth = max(0, after - before)
+      #expect(growth < 16 << 20, "resident memory grew by \(growth) bytes over \(cycles) cycles")
+    }
+  }
+
+  // MARK: Order
+
+  @Test(
+    "cancels oldest first, in the order work was added, even after slots were reused",
+    arguments: Ending.allCases)
+  func cancelsOldestFirst(ending: Ending) {
+    let log = CancelOrderLog()
+    var bag: CancelBag? = CancelBag()
+    var registrations: [String: CancelRegistration] = [:]
+    for index in 0..<10 { registrations["a\(index)"] = bag!.add(log.probe("a\(index)")) }
+    // Free slots out of order, so that later work lands in earlier slots.
+    for name in ["a7", "a2", "a5", "a0"] { registrations[name]!.finish() }
+    for index in 0..<6 { bag!.add(log.probe("b\(index)")) }
+    registrations["a3"]!.cancel(reason: .custom("single"))
+    let expected = ["a3", "a1", "a4", "a6", "a8", "a9", "b0", "b1", "b2", "b3", "b4", "b5"]
+    switch ending {
+    case .cancelAll: bag!.cancelAll()
+    case .end: bag!.end()
+    case .deinitialization: bag = nil
+    }
+    #expect(log.order == expected)
+    _ = bag
+  }
+
+  enum Ending: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case cancelAll, end, deinitialization
+    var testDescription: String { rawValue }
+  }
+
+  // MARK: Misuse
+
+  @Test("does nothing when a registration is finished twice")
+  func finishingTwice() {
+    let bag = CancelBag()
+    let probe = Probe()
+    let registration = bag.add(probe)
+    registration.finish()
+    registration.finish()
+    #expect(!registration.isActive)
+    bag.end()
+    #expect(probe.cancelCount == 0)
+  }
+
+  @Test("cancels once when a registration is cancelled twice")
+  func cancellingTwice() {
+    let bag = CancelBag()
+    let probe = Probe()
+    let registration = bag.add(probe)
+    registration.cancel()
+    registration.cancel(reason: .timedOut)
+    #expect(probe.reasons == [.explicit])
+    bag.end()
+    #expect(probe.cancelCount == 1)
+  }
+
+  @Test("makes two registrations when the same work is added twice, and cancels it twice")
+  func addingTheSameWorkTwice() {
+    let bag = CancelBag()
+    let probe = Probe()
+    let first = bag.add(probe)
+    let second = bag.add(probe)
+    #expect(first != second)
+    #expect(bag.count == 2)
+    bag.cancelAll()
+    #expect(probe.reasons == [.explicit, .explicit])
+
+    let finishedOnce = Probe()
+    let kept = bag.add(finishedOnce)
+    bag.add(finishedOnce).finish()
+    #expect(kept.isActive)
+    bag.end()
+    #expect(finishedOnce.cancelCount == 1)
+  }
+
+  @Test("does nothing when a registration is finished or cancelled after its bag ended")
+  func endingARegistrationAfterTheBagEnded() {
+    let bag = CancelBag()
+    let probe = Probe()
+    let registration = bag.add(probe)
+    bag.end(reason: .custom("closed"))
+    registration.finish()
+    registration.cancel()
+    #expect(!registration.isActive)
+    #expect(probe.reasons == [.custom("closed")])
+  }
+}
+
+@Suite("A CancelBag's keys (latest wins)")
+struct CancelBagKeyTests {
+  @Test("cancels the work under a key with reason replaced when newer work takes the key")
+  func newerWorkReplacesOlder() {
+    let bag = CancelBag()
+    let older = Probe()
+    let newer = Probe()
+    let olderRegistration = bag.add(older, key: "search")
+    let newerRegistration = bag.add(newer, key: "search")
+    #expect(older.reasons == [.replaced])
+    #expect(!olderRegistration.isActive)
+    #expect(newerRegistration.isActive)
+    #expect(newer.cancelCount == 0)
+    #expect(bag.count == 1)
+  }
+
+  @Test("keeps the successor when the replaced work's stale registration is finished or cancelled")
+  func staleRegistrationDoesNotEvictTheSuccessor() {
+    let bag = CancelBag()
+    let older = bag.add(Probe(), key: 1)
+    let newer = Probe()
+    let newerRegistration = bag.add(newer, key: 1)
+    older.finish()
+    older.cancel()
+    #expect(newerRegistration.isActive)
+    #expect(newer.cancelCount == 0)
+    // The key still names the successor: a third item replaces it.
+    let third = bag.add(Probe(), key: 1)
+    #expect(newer.reasons == [.replaced])
+    #expect(third.isActive)
+  }
+
+  @Test("lets work under different keys, and work without a key, coexist")
+  func differentKeysCoexist() {
+    let bag = CancelBag()
+    let probes = [Probe(), Probe(), Probe(), Probe()]
+    bag.add(probes[0], key: "a")
+    bag.add(probes[1], key: "b")
+    bag.add(probes[2], key: 7)
+    bag.add(probes[3])
+    #expect(bag.count == 4)
+    #expect(probes.allSatisfy { $0.cancelCount == 0 })
+  }
+
+  @Test("frees a key when its work finishes: newer work under it replaces nothing")
+  func finishedWorkFreesItsKey() {
+    let bag = CancelBag()
+    let first = Probe()
+    bag.add(first, key: "k").finish()
+    let second = Probe()
+    bag.add(second, key: "k")
+    #expect(first.cancelCount == 0)
+    #expect(second.cancelCount == 0)
+    #expect(bag.count == 1)
+  }
+}
+
+@Suite("A CancelBag whose work calls back into it from cancel()")
+struct CancelBagReentrancyTests {
+  /// What triggers the cancellation of the re-entrant work.
+  enum Trigger: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case cancelAll, end, registrationCancel, keyReplacement
+    var testDescription: String { rawValue }
+  }
+
+  @Test(
+    "neither deadlocks nor crashes, and still ends every item exactly once",
+    arguments: Trigger.allCases)
+  func reentrantCancelIsSafe(trigger: Trigger) {
+    let bag = CancelBag()
+    let finishedByCallback = Probe("finished by callback")
+    let cancelledByCallback = Probe("cancelled by callback")
+    let lateProbes = Protected<[Probe]>([])
+    let others = Protected<[CancelRegistration]>([])
+    let calls = Protected(0)
+    let reentrant = Probe("reentrant") { _, _ in
+      // Everything a callback might do with its bag, from inside `cancel`.
+      let late = Probe("late")
+      lateProbes.withLock { $0.append(late) }
+      bag.add(late, key: "reentrant")
+      _ = bag.count
+      _ = bag.snapshot()
+      _ = bag.debugDescription
+      _ = bag.isEnded
+      let registrations = others.current
+      registrations[0].finish()
+      registrations[1].cancel(reason: .custom("by callback"))
+      _ = registrations.map(\.isActive)
+      bag.cancelAll(reason: .custom("nested cancelAll"))
+      bag.end(reason: .custom("nested end"))
+      calls.withLock { $0 += 1 }
+    }
+    let reentrantRegistration = bag.add(reentrant, key: "reentrant")
+    others.withLock {
+      $0 = [bag.add(finishedByCallback), bag.add(cancelledByCallback)]
+    }
+
+    switch trigger {
+    case .cancelAll: bag.cancelAll()
+    case .end: bag.end()
+    case .registrationCancel: reentrantRegistration.cancel()
+    case .keyReplacement: bag.add(Probe("replacement"), key: "reentrant")
+    }
+
+    #expect(calls.current == 1)
+    #expect(reentrant.cancelCount == 1)
+    #expect(bag.isEnded)
+    #expect(bag.count == 0)
+    // The other items ended once each, whoever got to them first.
+    #expect(finishedByCallback.cancelCount <= 1)
+    #expect(cancelledByCallback.cancelCount == 1)
+    for late in lateProbes.current { #expect(late.cancelCount == 1) }
+    if trigger == .registrationCancel || trigger == .keyReplacement {
+      // Still in the bag when the callback ran: its finish took effect.
+      #expect(finishedByCallback.cancelCount == 0)
+      #expect(cancelledByCallback.reasons == [.custom("by callback")])
+    }
+  }
+
+  @Test("neither deadlocks nor crashes when the bag's deinit cancels work that calls back")
+  func reentrantCancelDuringDeinit() {
+    let finishedByCallback = Probe("finished by callback")
+    let cancelledByCallback = Probe("cancelled by callback")
+    let others = Protected<[CancelRegistration]>([])
+    let observed = Protected<[Bool]>([])
+    let reentrant = Probe("reentrant") { _, _ in
+      // The bag's front is going away; what work holds is its registrations.
+      let registrations = others.current
+      observed.withLock { $0 = registrations.map(\.isActive) }
+      registrations[0].finish()
+      registrations[1].cancel()
+      registrations[2].cancel()
+    }
+    do {
+      let bag = CancelBag()
+      let own = bag.add(reentrant)
+      others.withLock {
+        $0 = [bag.add(finishedByCallback), bag.add(cancelledByCallback), own]
+      }
+    }
+    #expect(observed.current == [false, false, false])
+    #expect(reentrant.reasons == [.ownerGone])
+    #expect(finishedByCallback.reasons == [.ownerGone])
+    #expect(cancelledByCallback.reasons == [.ownerGone])
+  }
+
+  @Test("keeps work added by a callback during cancelAll, and cancels it on the next end")
+  func workAddedDuringCancelAllIsKept() {
+    let bag = CancelBag()
+    let late = Probe("late")
+    bag.add(Probe { _, _ in bag.add(late) })
+    bag.cancelAll()
+    #expect(late.cancelCount == 0)
+    #expect(bag.count == 1)
+    bag.end()
+    #expect(late.reasons == [.explicit])
+  }
+
+  @Test("cancels work added by a callback during end before add returns")
+  func workAddedDuringEndIsCancelled() {
+    let bag = CancelBag()
+    let late = Probe("late")
+    let activeAfterAdd = Protected<Bool?>(nil)
+    bag.add(
+      Probe { _, _ in
+        let registration = bag.add(late)
+        activeAfterAdd.withLock { $0 = registration.isActive }
+      })
+    bag.end(reason: .custom("closing"))
+    #expect(activeAfterAdd.current == false)
+    #expect(late.reasons == [.custom("closing")])
+  }
+}

@@ -1,0 +1,224 @@
+@testable import AutoCancel
+import Testing
+
+@Suite("Shared requests", .timeLimit(.minutes(1)))
+struct SharedRequestsTests {
+  /// A request that the test completes, fails, or sees cancelled.
+  final class Request: Sendable {
+    private let state = Locked<State>(State())
+    struct State: Sendable {
+      var starts = 0
+      var outcome: Result<Int, any Error>?
+      var waiter: CheckedContinuation<Int, any Error>?
+      var cancelledWith: [CancellationReason?] = []
+      var startWatchers: [CheckedContinuation<Void, Never>] = []
+      var cancelWatchers: [CheckedContinuation<Void, Never>] = []
+    }
+
+    var starts: Int { state.withLock { $0.starts } }
+    var cancellations: [CancellationReason?] { state.withLock { $0.cancelledWith } }
+
+    /// The operation to share: waits until the test completes it, or it is cancelled.
+    func run() async throws -> Int {
+      let watchers = state.withLock { state in
+        state.starts += 1
+        defer { state.startWatchers = [] }
+        return state.startWatchers
+      }
+      for watcher in watchers { watcher.resume() }
+      do {
+        return try await withTaskCancellationHandler {
+          try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<Int, any Error>? = state.withLock { state in
+              if let outcome = state.outcome { return outcome }
+              state.waiter = continuation
+              return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+          }
+        } onCancel: {
+          let waiter = state.withLock { state in
+            defer { state.waiter = nil }
+            return state.waiter
+          }
+          waiter?.resume(throwing: CancellationError())
+        }
+      } catch is CancellationError {
+        // The reason is read in the task; a cancellation handler runs on the canceller's side.
+        let reason = CancellationReason.current
+        let watchers = state.withLock { state in
+          state.cancelledWith.append(reason)
+          defer { state.cancelWatchers = [] }
+          return state.cancelWatchers
+        }
+        for watcher in watchers { watcher.resume() }
+        throw CancellationError()
+      }
+    }
+
+    func complete(with result: Result<Int, any Error>) {
+      let waiter = state.withLock { state in
+        state.outcome = result
+        defer { state.waiter = nil }
+        return state.waiter
+      }
+      waiter?.resume(with: result)
+    }
+
+    func started() async {
+      await withCheckedContinuation { continuation in
+        let ready = state.withLock { state in
+          if state.starts > 0 { return true }
+          state.startWatchers.append(continuation)
+          return false
+        }
+        if ready { continuation.resume() }
+      }
+    }
+
+    func cancelled() async {
+      await withCheckedContinuation { continuation in
+        let ready = state.withLock { state in
+          if !state.cancelledWith.isEmpty { return true }
+          state.cancelWatchers.append(continuation)
+          return false
+        }
+        if ready { continuation.resume() }
+      }
+    }
+  }
+
+  struct Failure: Error, Equatable {}
+
+  @Test("run once for callers that ask for the same key at the same time")
+  func runsOnce() async throws {
+    let shared = SharedRequests<String, Int>()
+    let request = Request()
+    let callers = (0..<5).map { _ in
+      Task { try await shared.value(for: "a", operation: request.run) }
+    }
+    await request.started()
+    #expect(shared.count == 1)
+    request.complete(with: .success(42))
+    for caller in callers { #expect(try await caller.value == 42) }
+    #expect(request.starts == 1)
+    #expect(shared.count == 0)
+  }
+
+  @Test("run separately for different keys")
+  func separateKeys() async throws {
+    let shared = SharedRequests<String, Int>()
+    async let a = shared.value(for: "a") { 1 }
+    async let b = shared.value(for: "b") { 2 }
+    #expect(try await (a, b) == (1, 2))
+  }
+
+  @Test("let one caller leave without failing the others")
+  func oneCallerLeaves() async throws {
+    let shared = SharedRequests<String, Int>()
+    let request = Request()
+    let leaving = Task { try await shared.value(for: "a", operation: request.run) }
+    let staying = Task { try await shared.value(for: "a", operation: request.run) }
+    await request.started()
+    leaving.cancel()
+    await #expect(throws: CancellationError.self) { try await leaving.value }
+    #expect(request.cancellations.isEmpty)
+    request.complete(with: .success(7))
+    #expect(try await staying.value == 7)
+  }
+
+  @Test("cancel the request, with reason ownerGone, when the last caller leaves")
+  func lastCallerLeaves() async {
+    let shared = SharedRequests<String, Int>()
+    let request = Request()
+    let callers = (0..<3).map { _ in
+      Task { try await shared.value(for: "a", operation: request.run) }
+    }
+    await request.started()
+    for caller in callers { caller.cancel() }
+    await request.cancelled()
+    #expect(request.cancellations == [.ownerGone])
+    for caller in callers {
+      await #expect(throws: CancellationError.self) { try await caller.value }
+    }
+    #expect(shared.count == 0)
+  }
+
+  @Test("share the result with a caller that joins while the request runs")
+  func lateJoiner() async throws {
+    let shared = SharedRequests<String, Int>()
+    let request = Request()
+    let first = Task { try await shared.value(for: "a", operation: request.run) }
+    await request.started()
+    let late = Task {
+      try await shared.value(for: "a") {
+        Issue.record("ran twice"); return 0
+      }
+    }
+    request.complete(with: .success(5))
+    #expect(try await first.value == 5)
+    #expect(try await late.value == 5)
+  }
+
+  @Test("start a new request for a key once the previous one completed")
+  func freshAfterCompletion() async throws {
+    let shared = SharedRequests<String, Int>()
+    #expect(try await shared.value(for: "a") { 1 } == 1)
+    #expect(try await shared.value(for: "a") { 2 } == 2)
+  }
+
+  @Test("give every caller the request's error")
+  func failurePropagates() async {
+    let shared = SharedRequests<String, Int>()
+    let request = Request()
+    let callers = (0..<3).map { _ in
+      Task { try await shared.value(for: "a", operation: request.run) }
+    }
+    await request.started()
+    request.complete(with: .failure(Failure()))
+    for caller in callers {
+      await #expect(throws: Failure.self) { try await caller.value }
+    }
+  }
+
+  @Test("stop waiting at once for a caller already cancelled, and run nothing for it alone")
+  func alreadyCancelledCaller() async {
+    let shared = SharedRequests<String, Int>()
+    let request = Request()
+    let caller = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await shared.value(for: "a", operation: request.run)
+    }
+    await #expect(throws: CancellationError.self) { try await caller.value }
+    #expect(shared.count == 0)
+  }
+
+  @Test(
+    "end every caller exactly once when the last leaves as the result arrives",
+    arguments: 0..<200)
+  func lastLeavesWhileResultArrives(round: Int) async {
+    var random = SplitMix64(seed: 0x5EED_0000 + UInt64(round))
+    let shared = SharedRequests<Int, Int>()
+    let request = Request()
+    let callers = (0..<Int(random.next() % 4 + 1)).map { _ in
+      Task { try await shared.value(for: 1, operation: request.run) }
+    }
+    await request.started()
+    let cancelFirst = random.next() % 2 == 0
+    if cancelFirst {
+      for caller in callers { caller.cancel() }
+      request.complete(with: .success(round))
+    } else {
+      request.complete(with: .success(round))
+      for caller in callers { caller.cancel() }
+    }
+    for caller in callers {
+      switch await caller.result {
+      case .success(let value): #expect(value == round)
+      case .failure(let error): #expect(error is CancellationError)
+      }
+    }
+    #expect(request.starts == 1)
+    #expect(shared.count == 0)
+  }
+}

@@ -1,0 +1,96 @@
+@testable import AutoCancel
+
+/// A clock that only moves when a test advances it, so deadline tests wait for outcomes
+/// instead of for real time.
+final class ManualClock: Clock, @unchecked Sendable {
+  // Safety: all state is behind `state`'s lock.
+  struct Instant: InstantProtocol {
+    var offset: Duration
+    func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+    func duration(to other: Instant) -> Duration { other.offset - offset }
+    static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  private struct Sleeper: Sendable {
+    var deadline: Instant
+    var continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private struct State: Sendable {
+    var now = Instant(offset: .zero)
+    var sleepers: [Int: Sleeper] = [:]
+    var cancelledBeforeSleeping: Set<Int> = []
+    var nextID = 0
+    var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  }
+
+  private let state = Locked(State())
+
+  var now: Instant { state.withLock { $0.now } }
+  var minimumResolution: Duration { .nanoseconds(1) }
+
+  /// How many sleepers wait now.
+  var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    let id = state.withLock { state in
+      defer { state.nextID += 1 }
+      return state.nextID
+    }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let outcome: Result<Void, any Error>? = state.withLock { state in
+          if state.cancelledBeforeSleeping.remove(id) != nil {
+            return .failure(CancellationError())
+          }
+          if deadline <= state.now { return .success(()) }
+          state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+          return nil
+        }
+        if let outcome { continuation.resume(with: outcome) } else { changed() }
+      }
+    } onCancel: {
+      let sleeper = state.withLock { state in
+        let sleeper = state.sleepers.removeValue(forKey: id)
+        if sleeper == nil { state.cancelledBeforeSleeping.insert(id) }
+        return sleeper
+      }
+      sleeper?.continuation.resume(throwing: CancellationError())
+      changed()
+    }
+  }
+
+  /// Moves time forward, waking every sleeper whose deadline has come.
+  func advance(by duration: Duration) {
+    let due = state.withLock { state in
+      state.now = state.now.advanced(by: duration)
+      let due = state.sleepers.filter { $0.value.deadline <= state.now }
+      for id in due.keys { state.sleepers[id] = nil }
+      return due.values.map(\.continuation)
+    }
+    for continuation in due { continuation.resume() }
+    changed()
+  }
+
+  /// Returns once exactly `count` sleepers wait.
+  func waitForSleepers(_ count: Int) async {
+    await withCheckedContinuation { continuation in
+      let ready = state.withLock { state in
+        if state.sleepers.count == count { return true }
+        state.watchers.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
+  }
+
+  private func changed() {
+    let ready = state.withLock { state in
+      let count = state.sleepers.count
+      let ready = state.watchers.filter { $0.count == count }.map(\.continuation)
+      state.watchers.removeAll { $0.count == count }
+      return ready
+    }
+    for continuation in ready { continuation.resume() }
+  }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+@Suite(
+  "LoopbackHTTPServer handles many clients and stops cleanly, leaving no socket behind",
+  .timeLimit(.minutes(1)))
+struct LoopbackHTTPServerLifecycleTests {
+  @Test func threeHundredConcurrentConnectionsAreServedAndAllClosed() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let seed = UInt64.random(in: 1...UInt64.max)
+    print("LoopbackHTTPServer concurrency seed: \(seed)")
+    var generator = SeededGenerator(seed: seed)
+    let count = 300
+
+    var clients: [RawClient] = []
+    var sizes: [Int] = []
+    for index in 0..<count {
+      let client = try RawClient(port: server.port)
+      let size = Int.random(in: 0...20_000, using: &generator)
+      if Bool.random(using: &generator) {
+        try client.get("/bytes?size=\(size)&id=many-\(index)")
+      } else {
+        try client.get("/slow?size=\(size)&chunk=4000&interval_ms=1&id=many-\(index)")
+      }
+      clients.append(client)
+      sizes.append(size)
+    }
+    let allOpen = await server.waitForConnections { $0.open == count }
+    #expect(allOpen?.accepted == count)
+
+    for (client, size) in zip(clients, sizes) {
+      #expect(try client.readResponse().body.count == size)
+    }
+    for (index, size) in sizes.enumerated() {
+      let record = try #require(await server.waitForRecord(id: "many-\(index)"))
+      #expect(record.completed && record.bytesSent == size)
+    }
+    for client in clients { client.close() }
+    let closed = await server.waitForConnections { $0.open == 0 }
+    #expect(closed?.accepted == count)
+  }
+
+  @Test func stopClosesTheListenerAndEveryConnectionAndEndsInFlightRequests() async throws {
+    let server = try startedServer()
+    let port = server.port
+    let busy = try RawClient(port: port)
+    try busy.get("/slow?size=10000000&chunk=1000&interval_ms=60000&id=cut-short")
+    _ = try busy.readHead()
+    let idle = try RawClient(port: port)
+    try idle.get("/bytes?size=1")
+    _ = try idle.readResponse()
+    _ = await server.waitForConnections { $0.open == 2 }
+
+    // Where /proc exists, count the process's sockets bound locally to the server's port:
+    // the listener and both accepted connections now, none after stop().
+    if let before = descriptorsBound(toPort: port) {
+      #expect(before == 3)
+    }
+    server.stop()
+    if let after = descriptorsBound(toPort: port) {
+      #expect(after == 0)
+    }
+    #expect(server.connections.open == 0)
+    let record = try #require(server.record(id: "cut-short"))
+    #expect(record.isFinished)
+    #expect(!record.completed)
+    #expect(!record.clientWentAway)
+    #expect(try busy.readsEndOfStream())
+    #expect(try idle.readsEndOfStream())
+    #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
+  }
+
+  @Test func stopIsIdempotentAndSafeFromManyTasksAtOnce() async throws {
+    let server = try startedServer()
+    let client = try RawClient(port: server.port)
+    try client.get("/bytes?size=1")
+    _ = try client.readResponse()
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<8 { group.addTask { server.stop() } }
+    }
+    server.stop()
+    #expect(server.connections.open == 0)
+    #expect(throws: LoopbackHTTPServerError.self) { try server.start() }
+  }
+
+  @Test func startIsANoOpWhileRunningAndGivesAnEphemeralPort() throws {
+    let server = LoopbackHTTPServer()
+    defer { server.stop() }
+    #expect(server.port == 0)
+    try server.start()
+    let port = server.port
+    #expect(port > 0)
+    try server.start()
+    #expect(server.port == port)
+    #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(port)")
+    #expect(server.url("/bytes?size=1").absoluteString == "http://127.0.0.1:\(port)/bytes?size=1")
+  }
+
+  @Test func droppingTheServerStopsIt() throws {
+    var server: LoopbackHTTPServer? = try startedServer()
+    let port = try #require(server?.port)
+    let client = try RawClient(port: port)
+    try withExtendedLifetime(server) {
+      try client.get("/bytes?size=1")
+      _ = try client.readResponse()
+    }
+    server = nil
+    #expect(try client.readsEndOfStream())
+    #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
+    if let after = descriptorsBound(toPort: port) {
+      #expect(after == 0)
+    }
+  }
+
+  @Test func stoppingANeverStartedServerIsHarmless() {
+    let server = LoopbackHTTPServer()
+    server.stop()
+    server.stop()
+    #expect(server.port == 0)
+    #expect(server.records.isEmpty)
+  }
+
+  @Test func waitingGivesUpAfterTheTimeoutAndAfterStop() async throws {
+    let server = try startedServer()
+    #expect(await server.waitForRecord(id: "never", timeout: 0.05) == nil)
+
+    let client = try RawClient(port: server.port)
+    try client.get("/bytes?size=1&id=done")
+    _ = try client.readResponse()
+    let pending = Task { await server.waitForRecord(id: "done", timeout: 30) { _ in false } }
+    _ = await server.waitForRecord(id: "done")
+    server.stop()
+    #expect(await pending.value == nil)
+    // After stop the waits answer at once from the final state.
+    #expect(await server.waitForRecord(id: "done")?.completed == true)
+    #expect(await server.waitForConnections(timeout: 30) { $0.open == 1 } == nil)
+  }
+
+  @Test func stopFromInsideAWaitPredicateDoesNotDeadlock() async throws {
+    let server = try startedServer()
+    let client = try RawClient(port: server.port)
+    try client.get("/slow?size=100000&chunk=1000&interval_ms=60000&id=stop-inside")
+    let record = await server.waitForRecord(id: "stop-inside") { record in
+      guard record.bytesSent > 0 else { return false }
+      server.stop()  // runs on the connection thread that is sending this response
+      return true
+    }
+    #expect(record != nil)
+    #expect(try client.readsEndOfStream())
+    let stats = await server.waitForConnections { $0.open == 0 }
+    #expect(stats?.accepted == 1)
+  }
+
+  @Test func cancellingAWaitReturnsNil() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let waiting = Task { await server.waitForRecord(id: "never", timeout: 30) }
+    waiting.cancel()
+    #expect(await waiting.value == nil)
+  }
+}
+
+/// SplitMix64: a small, seedable generator so stress runs can be reproduced.
+struct SeededGenerator: RandomNumberGenerator {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var value = state
+    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return value ^ (value >> 31)
+  }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Starts a server for one test; `stop()` runs when the test's scope ends via `defer`.
+func startedServer() throws -> LoopbackHTTPServer {
+  let server = LoopbackHTTPServer()
+  try server.start()
+  return server
+}
+
+@Suite(
+  "LoopbackHTTPServer serves each route and accounts for every request", .timeLimit(.minutes(1)))
+struct LoopbackHTTPServerTests {
+  @Test func bytesReturnsExactlyTheRequestedSizeAndRecordsItAsCompleted() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/bytes?size=200000&id=bytes-1")
+    let response = try client.readResponse()
+    #expect(response.status == 200)
+    #expect(response.body.count == 200_000)
+    #expect(response.headers["x-request-id"] == "bytes-1")
+
+    let record = try #require(await server.waitForRecord(id: "bytes-1"))
+    #expect(record.completed)
+    #expect(record.bytesPlanned == 200_000)
+    #expect(record.bytesSent == 200_000)
+    #expect(record.clientWentAwayAt == nil)
+    #expect(record.method == "GET")
+    #expect(record.path == "/bytes")
+    #expect(record.query["size"] == "200000")
+    #expect(record.status == 200)
+  }
+
+  @Test func slowStreamsTheWholeBodyInChunksWhenTheClientStays() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/slow?size=5000&chunk=1000&interval_ms=1&id=slow-1")
+    let response = try client.readResponse()
+    #expect(response.status == 200)
+    #expect(response.headers["content-length"] == "5000")
+    #expect(response.body.count == 5000)
+
+    let record = try #require(await server.waitForRecord(id: "slow-1"))
+    #expect(record.completed)
+    #expect(record.bytesSent == 5000)
+  }
+
+  @Test func slowAcceptsARateInsteadOfAnInterval() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/slow?size=3000&rate=1000000&id=rate-1")
+    let response = try client.readResponse()
+    #expect(response.body.count == 3000)
+    let record = try #require(await server.waitForRecord(id: "rate-1"))
+    #expect(record.completed && record.bytesSent == 3000)
+  }
+
+  @Test func delaySendsTheBodyAfterTheDelay() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/delay?ms=20&size=10&id=delay-1")
+    let response = try client.readResponse()
+    #expect(response.status == 200)
+    #expect(response.body.count == 10)
+    let record = try #require(await server.waitForRecord(id: "delay-1"))
+    #expect(record.completed && record.bytesSent == 10)
+  }
+
+  @Test(arguments: [200, 201, 204, 304, 404, 418, 500, 503])
+  func statusRepliesWithTheRequestedCode(code: Int) async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/status?code=\(code)&id=status-\(code)")
+    let response = try client.readResponse()
+    #expect(response.status == code)
+    let record = try #require(await server.waitForRecord(id: "status-\(code)"))
+    #expect(record.status == code)
+    #expect(record.completed)
+  }
+
+  @Test(arguments: ["POST", "PUT"])
+  func uploadCountsTheRequestBody(method: String) async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    let body = [UInt8](repeating: 7, count: 300_000)
+    try client.send(
+      "\(method) /upload?id=up-\(method) HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n"
+    )
+    try client.send(body)
+    let response = try client.readResponse()
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self) == "300000")
+    let record = try #require(await server.waitForRecord(id: "up-\(method)"))
+    #expect(record.requestBodyBytes == 300_000)
+    #expect(record.method == method)
+    #expect(record.completed)
+  }
+
+  @Test func uploadAnswersExpectContinueBeforeReadingTheBody() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.send(
+      "POST /upload?id=expect HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"
+    )
+    // The server must answer 100 before we send the body, or this read would block.
+    let (interim, _) = try client.readHeadIncludingInterim()
+    #expect(interim == 100)
+    try client.send("hello")
+    let response = try client.readResponse()
+    #expect(String(decoding: response.body, as: UTF8.self) == "5")
+  }
+
+  @Test func uploadDecodesAChunkedBody() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.send(
+      "POST /upload?id=chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "5\r\nhello\r\nA;ext=1\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n")
+    let response = try client.readResponse()
+    #expect(String(decoding: response.body, as: UTF8.self) == "15")
+    let record = try #require(await server.waitForRecord(id: "chunked"))
+    #expect(record.requestBodyBytes == 15)
+  }
+
+  @Test func unknownPathsGet404AndTheConnectionStaysUsable() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/nowhere?id=missing")
+    #expect(try client.readResponse().status == 404)
+    try client.get("/bytes?size=3")
+    #expect(try client.readResponse().body.count == 3)
+    let record = try #require(await server.waitForRecord(id: "missing"))
+    #expect(record.status == 404)
+  }
+
+  @Test func invalidParametersAndWrongMethodsAreRejected() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/bytes?size=lots")
+    #expect(try client.readResponse().status == 400)
+    try client.get("/upload")
+    let response = try client.readResponse()
+    #expect(response.status == 405)
+    #expect(response.headers["allow"] == "POST, PUT")
+  }
+
+  @Test func theRequestIDHeaderNamesTheRecordWhenNoIDParameterIsGiven() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/bytes?size=1", headers: ["X-Request-ID: header-id"])
+    _ = try client.readResponse()
+    let record = try #require(await server.waitForRecord(id: "header-id"))
+    #expect(record.bytesSent == 1)
+  }
+
+  @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    for index in 0..<3 {
+      try client.get("/bytes?size=100&id=ka-\(index)")
+      #expect(try client.readResponse().body.count == 100)
+    }
+    var connections: Set<Int> = []
+    for index in 0..<3 {
+      let record = try #require(await server.waitForRecord(id: "ka-\(index)"))
+      connections.insert(record.connection)
+    }
+    #expect(connections.count == 1)
+    #expect(server.connections.accepted == 1)
+    #expect(server.connections.open == 1)
+  }
+
+  @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.send(
+      "GET /slow?size=300&chunk=100&interval_ms=1&id=p1 HTTP/1.1\r\nHost: x\r\n\r\n"
+        + "GET /bytes?size=7&id=p2 HTTP/1.1\r\nHost: x\r\n\r\n")
+    #expect(try client.readResponse().body.count == 300)
+    #expect(try client.readResponse().body.count == 7)
+    let first = try #require(await server.waitForRecord(id: "p1"))
+    #expect(first.completed && first.clientWentAwayAt == nil)
+  }
+
+  @Test func connectionCloseIsHonoured() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/bytes?size=10&id=close-1", headers: ["Connection: close"])
+    let response = try client.readResponse()
+    #expect(response.headers["connection"] == "close")
+    #expect(try client.readsEndOfStream())
+    let stats = await server.waitForConnections { $0.open == 0 && $0.lastClosedAt != nil }
+    #expect(stats?.accepted == 1)
+  }
+
+  @Test func malformedRequestsGet400AndTheServerKeepsServing() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let bad = try RawClient(port: server.port)
+    try bad.send("NONSENSE\r\n\r\n")
+    #expect(try bad.readResponse().status == 400)
+    #expect(try bad.readsEndOfStream())
+
+    let good = try RawClient(port: server.port)
+    try good.get("/bytes?size=5")
+    #expect(try good.readResponse().body.count == 5)
+  }
+
+  @Test func urlSessionDownloadsFromIt() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    let session = URLSession(configuration: configuration)
+    defer { session.finishTasksAndInvalidate() }
+    let (data, response) = try await session.data(from: server.url("/bytes?size=12345&id=us-1"))
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(data.count == 12345)
+    let record = try #require(await server.waitForRecord(id: "us-1"))
+    #expect(record.completed && record.bytesSent == 12345)
+  }
+}
