@@ -17,13 +17,13 @@ struct FaultInjectionTests {
     let before = ItemRecord(id: 0)
     let blocker = ItemRecord(id: 1)
     let after = ItemRecord(id: 2)
-    bag.add(ReasonedWork(before))
+    bag.add(RecordedWork(before))
     bag.add { reason in
       blocker.cancelled(reason)
       entered.open()
       release.wait()
     }
-    bag.add(ReasonedWork(after))
+    bag.add(RecordedWork(after))
 
     async let sweep: Void = onNewThread { bag.cancelAll(reason: .custom("sweep")) }
     await entered.opened()
@@ -31,20 +31,20 @@ struct FaultInjectionTests {
     // The sweep is stuck in the blocker's cancel, on its own thread. Its items are out of
     // the bag already, and the bag serves this thread without waiting for the blocker.
     #expect(bag.count == 0)
-    let finished = bag.add(ReasonedWork(ItemRecord(id: 3)))
+    let finished = bag.add(RecordedWork(ItemRecord(id: 3)))
     #expect(finished.isActive && bag.count == 1)
     finished.finish()
     #expect(!finished.isActive && bag.count == 0)
     let cancelledHere = ItemRecord(id: 4)
-    bag.add(ReasonedWork(cancelledHere)).cancel()
+    bag.add(RecordedWork(cancelledHere)).cancel()
     #expect(cancelledHere.reasons == [.explicit])
     let replacedHere = ItemRecord(id: 5)
-    bag.add(ReasonedWork(replacedHere), key: "k")
-    let kept = bag.add(ReasonedWork(ItemRecord(id: 6)), key: "k", label: "kept")
+    bag.add(RecordedWork(replacedHere), key: "k")
+    let kept = bag.add(RecordedWork(ItemRecord(id: 6)), key: "k", label: "kept")
     #expect(replacedHere.reasons == [.replaced])
     #expect(bag.snapshot().map(\.label) == ["kept"])
     let secondSweep = ItemRecord(id: 7)
-    bag.add(ReasonedWork(secondSweep))
+    bag.add(RecordedWork(secondSweep))
     bag.cancelAll(reason: .custom("second sweep"))
     #expect(secondSweep.reasons == [.custom("second sweep")])
     #expect(!kept.isActive)
@@ -76,7 +76,7 @@ struct FaultInjectionTests {
 
     #expect(bag.isEnded)
     let late = ItemRecord(id: 1)
-    let registration = bag.add(ReasonedWork(late))
+    let registration = bag.add(RecordedWork(late))
     #expect(late.reasons == [.custom("closed")])
     #expect(!registration.isActive)
     #expect(!release.hasOpened)
@@ -93,13 +93,13 @@ struct FaultInjectionTests {
     let records = (0..<3).map { ItemRecord(id: $0) }
     let registrations = owner.withLock { owner in
       [
-        owner!.autoCancel(ReasonedWork(records[0])),
+        owner!.autoCancel(RecordedWork(records[0])),
         owner!.cancelBag.add { reason in
           records[1].cancelled(reason)
           entered.open()
           release.wait()
         },
-        owner!.autoCancel(ReasonedWork(records[2])),
+        owner!.autoCancel(RecordedWork(records[2])),
       ]
     }
     async let drop: Void = onNewThread {
@@ -153,7 +153,7 @@ struct FaultInjectionTests {
     let added = Shared<CancelRegistration?>(nil)
     let record = ItemRecord(id: 0)
     bag.add { _ in
-      added.withLock { $0 = bag.add(ReasonedWork(record)) }
+      added.withLock { $0 = bag.add(RecordedWork(record)) }
     }
     bag.cancelAll()
     #expect(added.current?.isActive == true)
@@ -169,7 +169,7 @@ struct FaultInjectionTests {
     let record = ItemRecord(id: 0)
     let seenInside = Shared<[CancellationReason?]>([])
     bag.add { _ in
-      let registration = bag.add(ReasonedWork(record))
+      let registration = bag.add(RecordedWork(record))
       seenInside.withLock { $0 = record.reasons + [registration.isActive ? .explicit : nil] }
     }
     bag.end(reason: .custom("done"))
@@ -190,7 +190,7 @@ struct FaultInjectionTests {
       bag.end(reason: .custom("nested end"))
       readings.withLock { $0 += [bag.count] }
     }
-    bag.add(ReasonedWork(second))
+    bag.add(RecordedWork(second))
     bag.cancelAll(reason: .custom("outer"))
     // The outer sweep took both items out before cancelling either: the nested calls find
     // nothing, and the second item still hears the outer reason, once.
@@ -215,7 +215,7 @@ struct FaultInjectionTests {
     }
     registrations.withLock { $0 = [firstRegistration] }
     for record in records.dropFirst() {
-      let registration = bag.add(ReasonedWork(record))
+      let registration = bag.add(RecordedWork(record))
       registrations.withLock { $0.append(registration) }
     }
     // Cancelled alone: the others are still in the bag and the cancel ends them.
@@ -237,9 +237,9 @@ struct FaultInjectionTests {
     let third = Shared<CancelRegistration?>(nil)
     bag.add(key: "k") { reason in
       records[0].cancelled(reason)
-      third.withLock { $0 = bag.add(ReasonedWork(records[2]), key: "k") }
+      third.withLock { $0 = bag.add(RecordedWork(records[2]), key: "k") }
     }
-    let second = bag.add(ReasonedWork(records[1]), key: "k")
+    let second = bag.add(RecordedWork(records[1]), key: "k")
     #expect(records[0].reasons == [.replaced])
     #expect(records[1].reasons == [.replaced])
     #expect(!second.isActive)
@@ -255,7 +255,7 @@ struct FaultInjectionTests {
     weak let weakOwner = holder.current
     let records = (0..<2).map { ItemRecord(id: $0) }
     holder.withLock { owner in
-      for record in records { owner!.autoCancel(ReasonedWork(record)) }
+      for record in records { owner!.autoCancel(RecordedWork(record)) }
     }
     let other = CancelBag()
     other.add { _ in
@@ -277,7 +277,7 @@ struct FaultInjectionTests {
     weak let weakOwner = holder.current
     let records = (0..<3).map { ItemRecord(id: $0) }
     let registration = holder.withLock { owner in
-      owner!.autoCancel(ReasonedWork(records[0]))
+      owner!.autoCancel(RecordedWork(records[0]))
       let registration = owner!.cancelBag.add { reason in
         records[1].cancelled(reason)
         var last = holder.withLock { owner in
@@ -287,7 +287,7 @@ struct FaultInjectionTests {
         last = nil
         _ = last
       }
-      owner!.autoCancel(ReasonedWork(records[2]))
+      owner!.autoCancel(RecordedWork(records[2]))
       return registration
     }
     registration.cancel()
@@ -359,7 +359,7 @@ struct FaultInjectionTests {
     bag.add { _ in
       // If the bag's lock were held during cancel, the main thread would block on it here.
       DispatchQueue.main.sync {
-        let registration = bag.add(ReasonedWork(record))
+        let registration = bag.add(RecordedWork(record))
         seenOnMain.withLock { $0 = [bag.count, registration.isActive ? 1 : 0] }
       }
     }

@@ -11,35 +11,23 @@ let operations = ReliabilityConfig.totalOperations
 let seeds = ReliabilityConfig.seeds(count: 1_000)
 print("valgrind stress: base seed \(ReliabilityConfig.baseSeed), \(operations) operations")
 
-/// Runs `body` on the global executor and blocks this (main) thread until it returns.
-func blocking(_ body: @escaping @Sendable () async throws -> Void) throws {
-  let done = DispatchSemaphore(value: 0)
-  let failure = Shared<(any Error)?>(nil)
-  Task.detached {
-    do { try await body() } catch { failure.withLock { $0 = error } }
-    done.signal()
-  }
-  done.wait()
-  if let error = failure.current { throw error }
-}
-
 do {
-  // 40% single-threaded model runs, compared with the model after every operation.
+  // 30% single-threaded model runs, compared with the model after every operation.
   var singleThreaded = 0
   var seedIndex = 0
-  while singleThreaded < operations * 4 / 10 {
+  while singleThreaded < operations * 3 / 10 {
     var run = SingleThreadedRun(seed: seeds[seedIndex % seeds.count], operations: 10_000)
     seedIndex += 1
     try run.run()
     singleThreaded += run.operations
   }
-  // 60% multi-threaded model runs: 4 threads on one bag.
+  // 70% multi-threaded model runs: 4 threads on one bag.
   var multiThreaded = 0
-  while multiThreaded < operations * 6 / 10 {
+  while multiThreaded < operations * 7 / 10 {
     let run = ConcurrentRun(
       seed: seeds[seedIndex % seeds.count], threads: 4, operationsPerThread: 2_500)
     seedIndex += 1
-    try blocking { _ = try await run.run() }
+    _ = try run.run()
     multiThreaded += 10_000
   }
   // Owner churn: owners come and go with work of every form in flight, some finished, some

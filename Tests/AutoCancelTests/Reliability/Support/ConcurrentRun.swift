@@ -48,7 +48,9 @@ struct ConcurrentRun {
     var ends: [Sweep] = []
   }
 
-  func run() async throws -> Outcome {
+  /// Runs on the calling thread, which it blocks while the run's threads work: call it from a
+  /// thread of its own (`onNewThread`), never from the cooperative pool.
+  func run() throws -> Outcome {
     var random = SeededGenerator(seed: seed)
     let endsMidway = random.chance(30)
     let endingThread = random.below(threads)
@@ -64,7 +66,7 @@ struct ConcurrentRun {
 
     let seed = seed
     let operationsPerThread = operationsPerThread
-    await onThreads(threads) { index in
+    onThreadsBlocking(threads) { index in
       let bag = holder.current!
       var random = SeededGenerator(seed: SeededGenerator.derive(seed, index + 1))
       var log = ThreadLog()

@@ -50,7 +50,7 @@ final class CancelLog: @unchecked Sendable {
 }
 
 /// Class work that wants the reason: the bag stores it as it is.
-final class ReasonedWork: AutoCancellable {
+final class RecordedWork: AutoCancellable {
   let record: ItemRecord
   init(_ record: ItemRecord) { self.record = record }
   func cancel() { record.cancelled(nil) }
@@ -58,14 +58,14 @@ final class ReasonedWork: AutoCancellable {
 }
 
 /// Class work that implements only `cancel()`, relying on the protocol's default.
-final class PlainWork: AutoCancellable {
+final class RecordedPlainWork: AutoCancellable {
   let record: ItemRecord
   init(_ record: ItemRecord) { self.record = record }
   func cancel() { record.cancelled(nil) }
 }
 
 /// Value-type work: the bag boxes it.
-struct ValueWork: AutoCancellable {
+struct RecordedValueWork: AutoCancellable {
   let record: ItemRecord
   func cancel() { record.cancelled(nil) }
   func cancel(reason: CancellationReason) { record.cancelled(reason) }
@@ -105,11 +105,13 @@ extension CancelBag {
   ) -> (CancelRegistration, AddedWork) {
     switch kind {
     case .reasonedClass:
-      return (add(ReasonedWork(record), key: key, label: label), AddedWork(record: record))
+      return (add(RecordedWork(record), key: key, label: label), AddedWork(record: record))
     case .plainClass:
-      return (add(PlainWork(record), key: key, label: label), AddedWork(record: record))
+      return (add(RecordedPlainWork(record), key: key, label: label), AddedWork(record: record))
     case .value:
-      return (add(ValueWork(record: record), key: key, label: label), AddedWork(record: record))
+      return (
+        add(RecordedValueWork(record: record), key: key, label: label), AddedWork(record: record)
+      )
     case .closure:
       let registration = add(key: key, label: label) { reason in record.cancelled(reason) }
       return (registration, AddedWork(record: record))

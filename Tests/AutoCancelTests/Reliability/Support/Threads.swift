@@ -66,6 +66,24 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
   }
 }
 
+/// Runs `body(index)` on `count` new threads that all start together, blocking the calling
+/// thread (never a thread of the cooperative pool) until every one has returned.
+func onThreadsBlocking(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+  let (start, finished) = (Gate(), Gate())
+  let done = Countdown(count)
+  done.onZero = { finished.open() }
+  for index in 0..<count {
+    let thread = Thread {
+      start.wait()
+      body(index)
+      done.countDown()
+    }
+    thread.start()
+  }
+  start.open()
+  finished.wait()
+}
+
 /// Runs `body` on a new thread and returns its result.
 func onNewThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
   await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
