@@ -61,7 +61,7 @@ struct ConcurrentRun {
     let events = EventLog()
     let holder = Shared<CancelBag?>(CancelBag(label: "concurrent"))
     weak let weakBag = holder.current
-    _ = holder.current!.core.addObserver { events.record($0) }
+    holder.current!.observe { events.record($0) }
     let logs = Shared<[ThreadLog]>(Array(repeating: ThreadLog(), count: threads))
 
     let seed = seed

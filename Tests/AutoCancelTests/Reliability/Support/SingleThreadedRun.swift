@@ -18,16 +18,38 @@ final class ModelOwner: AutoCancelOwner, Sendable {
   let cancelBag = CancelBag(label: "model owner")
 }
 
-/// One seeded single-threaded run: random operations on a bag and on the reference model,
-/// with the two compared after every operation.
+/// One seeded single-threaded run: random operations on a family of bags and on their
+/// reference models, with the two compared after every operation.
 ///
-/// When a bag ends (explicitly, or by dropping its owner), the run goes on with a new bag,
-/// keeping the old registrations to check that they stay inert.
+/// The family: a main bag (held by an owner), and, made by random operations, a child of it
+/// (`CancelBag(parent:)`), an independent bag (held by another owner), and a bag linked to
+/// both (`CancelBag(linkedTo:)`). When the main bag ends (explicitly, or by dropping its
+/// owner), the family goes and the run goes on with a new one, keeping the old registrations
+/// to check that they stay inert.
 struct SingleThreadedRun {
+  /// The bags of a family.
+  enum Member: Int, CaseIterable, CustomStringConvertible {
+    case main, child, other, linked
+
+    var description: String {
+      switch self {
+      case .main: "main bag"
+      case .child: "child bag"
+      case .other: "other bag"
+      case .linked: "linked bag"
+      }
+    }
+  }
+
+  /// The ids of links in the models' lists.
+  static let childLink = -1
+  static let linkedLink = -2
+
   struct Item {
     var registration: CancelRegistration
     var work: AddedWork
     var kind: WorkKind
+    var member: Member
     var label: String?
     var key: AnyHashable?
     var fate: Fate
@@ -42,39 +64,45 @@ struct SingleThreadedRun {
 
   private var random: SeededGenerator
   private var log = CancelLog()
-  private var model = ReferenceModel()
+  private var models = Array(repeating: ReferenceModel(), count: Member.allCases.count)
   private var owner: ModelOwner? = ModelOwner()
+  private var otherOwner: ModelOwner? = ModelOwner()
+  private var child: CancelBag?
+  private var linked: CancelBag?
+  private var madeChild = false
+  private var madeLinked = false
   private var items: [Item] = []
-  /// Items of the current bag, and of the bags before it.
+  /// Items of the current family, and of the families before it.
   private var current: [Int] = []
   private var previous: [Int] = []
   private var recentlyEnded: [Int] = []
   private var step = 0
   private var operation = Operation.none
-  private(set) var bags = 1
+  private(set) var bags = 2
   private(set) var cancellations = 0
 
   /// The operation being checked, described only when a check fails.
   enum Operation: CustomStringConvertible {
-    case none, add(Int, WorkKind, AnyHashable?), finish(Int), cancel(Int, CancellationReason)
-    case cancelAll(CancellationReason), stale(Int), snapshot, end(CancellationReason)
-    case drop, dropEnded, dropLast, readAll
+    case none, add(Int, WorkKind, AnyHashable?, Member), finish(Int)
+    case cancel(Int, CancellationReason), cancelAll(Member, CancellationReason), stale(Int)
+    case snapshot(Member), end(Member, CancellationReason), drop(Member), make(Member)
+    case newFamily, readAll
 
     var description: String {
       switch self {
       case .none: "start"
-      case .add(let id, let kind, let key):
-        "add #\(id) (\(kind), key \(key.map { "\($0)" } ?? "none"))"
+      case .add(let id, let kind, let key, let member):
+        "add #\(id) (\(kind), key \(key.map { "\($0)" } ?? "none")) to the \(member)"
       case .finish(let id): "finish #\(id)"
       case .cancel(let id, let reason): "cancel #\(id) (\(reason))"
-      case .cancelAll(let reason): "cancelAll(reason: \(reason))"
-      case .stale(let id): "finish or cancel #\(id) of an earlier bag"
-      case .snapshot: "snapshot"
-      case .end(let reason): "end(reason: \(reason))"
-      case .drop: "drop the owner"
-      case .dropEnded: "drop an ended bag"
-      case .dropLast: "drop the last bag"
-      case .readAll: "read isActive of every registration of this bag"
+      case .cancelAll(let member, let reason): "\(member).cancelAll(reason: \(reason))"
+      case .stale(let id): "finish or cancel #\(id) of an earlier family"
+      case .snapshot(let member): "snapshot of the \(member)"
+      case .end(let member, let reason): "\(member).end(reason: \(reason))"
+      case .drop(let member): "drop the \(member)"
+      case .make(let member): "make the \(member)"
+      case .newFamily: "drop the family"
+      case .readAll: "read isActive of every registration of this family"
       }
     }
   }
@@ -85,31 +113,37 @@ struct SingleThreadedRun {
     random = SeededGenerator(seed: seed)
   }
 
-  private var bag: CancelBag? { owner?.cancelBag }
+  private func front(_ member: Member) -> CancelBag? {
+    switch member {
+    case .main: owner?.cancelBag
+    case .child: child
+    case .other: otherOwner?.cancelBag
+    case .linked: linked
+    }
+  }
 
   /// Runs every operation; throws at the first divergence.
   mutating func run() throws {
     while step < operations {
       try perform()
     }
-    operation = .dropLast
-    try dropOwner()
+    operation = .newFamily
+    try dropFamily()
     try checkAllItems()
   }
 
   private mutating func perform() throws {
-    if model.endReason != nil && owner != nil && random.chance(15) {
-      // An ended bag that is still owned: let its owner go, then start over.
-      operation = .dropEnded
-      try dropOwner()
-      return
-    }
-    if owner == nil {
+    if owner == nil || (models[Member.main.rawValue].endReason != nil && random.chance(15)) {
+      // The main bag is gone, or has ended: let the family go, and start a new one.
+      operation = .newFamily
+      try dropFamily()
       owner = ModelOwner()
-      model = ReferenceModel()
+      otherOwner = ModelOwner()
+      (child, linked, madeChild, madeLinked) = (nil, nil, false, false)
+      models = Array(repeating: ReferenceModel(), count: Member.allCases.count)
       previous += current
       current = []
-      bags += 1
+      bags += 2
     }
     let roll = random.below(1000)
     switch roll {
@@ -118,8 +152,9 @@ struct SingleThreadedRun {
       step += 1
     case 420..<425:
       let burst = random.within(65...150)
+      let member = pickMember()
       for _ in 0..<burst where step < operations {
-        try addOne()
+        try addOne(to: member)
         step += 1
       }
     case 425..<655:
@@ -127,11 +162,11 @@ struct SingleThreadedRun {
       guard let id = pickItem() else { return }
       operation = .finish(id)
       items[id].registration.finish()
-      if model.finish(id) {
+      if models[items[id].member.rawValue].finish(id) {
         items[id].fate = .finished
         recentlyEnded.append(id)
       }
-      try check(expecting: [])
+      try check(expecting: [], members: [items[id].member])
     case 655..<805:
       step += 1
       guard let id = pickItem() else { return }
@@ -142,19 +177,16 @@ struct SingleThreadedRun {
       } else {
         items[id].registration.cancel(reason: reason)
       }
-      try check(expecting: model.cancel(id, reason: reason))
+      let expected = models[items[id].member.rawValue].cancel(id, reason: reason)
+      try check(expecting: expected, members: [items[id].member])
     case 805..<830:
       step += 1
-      guard let bag else { return }
-      if random.chance(50) {
-        operation = .cancelAll(.explicit)
-        bag.cancelAll()
-        try check(expecting: model.cancelAll(reason: .explicit))
-      } else {
-        operation = .cancelAll(.custom("all"))
-        bag.cancelAll(reason: .custom("all"))
-        try check(expecting: model.cancelAll(reason: .custom("all")))
-      }
+      let member = pickMember()
+      guard let bag = front(member) else { return }
+      let reason: CancellationReason = random.chance(50) ? .explicit : .custom("all")
+      operation = .cancelAll(member, reason)
+      if reason == .explicit { bag.cancelAll() } else { bag.cancelAll(reason: reason) }
+      try check(expecting: expectCancelAll(member, reason), members: Member.allCases)
     case 830..<870:
       step += 1
       guard !previous.isEmpty else { return }
@@ -165,23 +197,32 @@ struct SingleThreadedRun {
       } else {
         items[id].registration.cancel()
       }
-      try check(expecting: [])
-    case 870..<900:
+      try check(expecting: [], members: [])
+    case 870..<890:
       step += 1
-      operation = .snapshot
-      try checkSnapshot()
-    case 900..<910:
+      let member = pickMember()
+      operation = .snapshot(member)
+      try checkSnapshot(member)
+    case 890..<905:
       step += 1
-      guard let bag else { return }
+      let member = pickMember()
+      guard let bag = front(member) else { return }
       let reason: CancellationReason =
         [.explicit, .timedOut, .custom("end")][random.below(3)]
-      operation = .end(reason)
+      operation = .end(member, reason)
       if reason == .explicit { bag.end() } else { bag.end(reason: reason) }
-      try check(expecting: model.end(reason: reason))
-    case 910..<918:
+      try check(expecting: expectEnd(member, reason), members: Member.allCases)
+      if bag.endReason != models[member.rawValue].endReason || !bag.isEnded {
+        throw failure("endReason \(String(describing: bag.endReason))")
+      }
+    case 905..<915:
       step += 1
-      operation = .drop
-      try dropOwner()
+      let member = pickMember()
+      guard front(member) != nil else { return }
+      try drop(member)
+    case 915..<925:
+      step += 1
+      try make(random.chance(50) ? .child : .linked)
     default:
       step += 1
       operation = .readAll
@@ -194,8 +235,11 @@ struct SingleThreadedRun {
     }
   }
 
-  private mutating func addOne() throws {
-    guard let owner else { return }
+  // MARK: Operations
+
+  private mutating func addOne(to chosen: Member? = nil) throws {
+    let member = chosen ?? pickMember()
+    guard let bag = front(member) else { return }
     let id = items.count
     let kind = WorkKind.allCases[random.below(WorkKind.allCases.count)]
     var key: AnyHashable?
@@ -210,52 +254,87 @@ struct SingleThreadedRun {
       }
     }
     let label = random.chance(25) ? "i\(id)" : nil
-    operation = .add(id, kind, key)
+    operation = .add(id, kind, key, member)
     let record = ItemRecord(id: id, log: log)
     let registration: CancelRegistration
     let work: AddedWork
-    if random.chance(20) && kind == .reasonedClass {
+    if member == .main && kind == .reasonedClass && random.chance(20), let owner {
       registration = owner.autoCancel(RecordedWork(record), key: sendableKey, label: label)
       work = AddedWork(record: record)
-    } else if random.chance(20) && kind == .value {
+    } else if member == .main && kind == .value && random.chance(20), let owner {
       registration = owner.autoCancel(
         RecordedValueWork(record: record), key: sendableKey, label: label)
       work = AddedWork(record: record)
     } else {
-      (registration, work) = owner.cancelBag.add(
-        kind, record: record, key: sendableKey, label: label)
+      (registration, work) = bag.add(kind, record: record, key: sendableKey, label: label)
     }
     items.append(
-      Item(registration: registration, work: work, kind: kind, label: label, key: key, fate: .live))
+      Item(
+        registration: registration, work: work, kind: kind, member: member, label: label,
+        key: key, fate: .live))
     current.append(id)
-    let expected = model.add(id, key: key)
-    if model.isRejected(expected, id) {
+    let expected = models[member.rawValue].add(id, key: key)
+    if models[member.rawValue].isRejected(expected, id) {
       items[id].fate = .cancelled(expected[0].reason)
       if registration.isActive { throw failure("added to an ended bag, yet active") }
+      if !bag.isEnded { throw failure("rejected by a bag that has not ended") }
     }
-    try check(expecting: expected)
+    try check(expecting: expected, members: [member])
   }
 
-  /// A registration of the current bag: a live one mostly, any one sometimes.
-  private mutating func pickItem() -> Int? {
-    if !model.live.isEmpty && random.chance(75) {
-      return model.live[random.below(model.live.count)]
+  /// Makes the child bag or the linked bag of this family, once.
+  private mutating func make(_ member: Member) throws {
+    guard let main = owner?.cancelBag else { return }
+    operation = .make(member)
+    if member == .child {
+      guard !madeChild else { return }
+      madeChild = true
+      child = CancelBag(parent: main, label: "child")
+      if !models[Member.main.rawValue].addLink(Self.childLink) {
+        _ = models[Member.child.rawValue].end(reason: .parentEnded)
+      }
+    } else {
+      guard !madeLinked, let other = otherOwner?.cancelBag else { return }
+      madeLinked = true
+      linked = CancelBag(linkedTo: [main, other], label: "linked")
+      // Linked to the main bag first, then to the other: a source that has ended ends it.
+      if !models[Member.main.rawValue].addLink(Self.linkedLink)
+        || !models[Member.other.rawValue].addLink(Self.linkedLink)
+      {
+        _ = expectEnd(.linked, .linkEnded)
+      }
     }
-    guard !current.isEmpty else { return nil }
-    return current[random.below(current.count)]
+    bags += 1
+    try check(expecting: [], members: Member.allCases)
+    let ended = front(member)!.endReason
+    if ended != models[member.rawValue].endReason {
+      throw failure("made \(member) ended: \(String(describing: ended))")
+    }
   }
 
-  private mutating func dropOwner() throws {
-    weak let droppedBag = owner?.cancelBag
-    let expected = owner == nil ? [] : model.end(reason: .ownerGone)
-    owner = nil
-    if droppedBag != nil { throw failure("the bag outlived its owner") }
-    try check(expecting: expected)
-    for id in current where items[id].fate == .live {
-      throw failure("#\(id) still live after its bag was dropped")
+  /// Releases the last reference to a bag: its deinit ends it with `.ownerGone`.
+  private mutating func drop(_ member: Member) throws {
+    operation = .drop(member)
+    weak let dropped = front(member)
+    switch member {
+    case .main: owner = nil
+    case .child: child = nil
+    case .other: otherOwner = nil
+    case .linked: linked = nil
     }
+    if dropped != nil { throw failure("the \(member) outlived its only reference") }
+    try check(expecting: expectEnd(member, .ownerGone), members: Member.allCases)
+  }
+
+  /// Drops every bag of the family still held, then checks that all its items ended.
+  private mutating func dropFamily() throws {
+    for member in [Member.child, .linked, .other, .main] where front(member) != nil {
+      try drop(member)
+    }
+    operation = .newFamily
     for id in current {
       let item = items[id]
+      if item.fate == .live { throw failure("#\(id) still live after its family was dropped") }
       if item.registration.isActive { throw failure("#\(id) active after its bag ended") }
       if item.work.wasCancelled != (item.fate != .finished) {
         throw failure("#\(id) fate \(item.fate), cancelled: \(item.work.wasCancelled)")
@@ -263,8 +342,70 @@ struct SingleThreadedRun {
     }
   }
 
-  /// Compares the bag with the model after an operation that must cause `expected`.
-  private mutating func check(expecting expected: [ReferenceModel.Cancellation]) throws {
+  // MARK: The models of a family
+
+  /// What `member.cancelAll(reason)` cancels: its items, then its child's, oldest first.
+  private mutating func expectCancelAll(
+    _ member: Member, _ reason: CancellationReason
+  ) -> [ReferenceModel.Cancellation] {
+    var (expected, links) = models[member.rawValue].cancelAll(reason: reason)
+    if member == .main && links.contains(Self.childLink) {
+      expected += expectCancelAll(.child, reason)
+    }
+    return expected
+  }
+
+  /// What ending `member` cancels: it leaves its sources first, then cancels what it holds,
+  /// oldest first, ending the bags it links to in their place.
+  private mutating func expectEnd(
+    _ member: Member, _ reason: CancellationReason
+  ) -> [ReferenceModel.Cancellation] {
+    guard let entries = models[member.rawValue].end(reason: reason) else { return [] }
+    switch member {
+    case .child: models[Member.main.rawValue].removeLink(Self.childLink)
+    case .linked:
+      models[Member.main.rawValue].removeLink(Self.linkedLink)
+      models[Member.other.rawValue].removeLink(Self.linkedLink)
+    case .main, .other: break
+    }
+    var expected: [ReferenceModel.Cancellation] = []
+    for entry in entries {
+      switch entry {
+      case Self.childLink: expected += expectEnd(.child, .parentEnded)
+      case Self.linkedLink: expected += expectEnd(.linked, .linkEnded)
+      default: expected.append((entry, reason))
+      }
+    }
+    return expected
+  }
+
+  // MARK: Picking
+
+  /// A bag of the family that is still held: the main bag mostly.
+  private mutating func pickMember() -> Member {
+    let roll = random.below(100)
+    let member: Member =
+      roll < 55 ? .main : roll < 70 ? .child : roll < 85 ? .linked : .other
+    return front(member) != nil ? member : .main
+  }
+
+  /// A registration of the current family: a live one mostly, any one sometimes.
+  private mutating func pickItem() -> Int? {
+    let model = models[Member.main.rawValue]
+    if model.itemCount > 0 && random.chance(60) {
+      let items = model.items
+      return items[random.below(items.count)]
+    }
+    guard !current.isEmpty else { return nil }
+    return current[random.below(current.count)]
+  }
+
+  // MARK: Checks
+
+  /// Compares the bags with the models after an operation that must cause `expected`.
+  private mutating func check(
+    expecting expected: [ReferenceModel.Cancellation], members: [Member]
+  ) throws {
     for (id, reason) in expected {
       if items[id].fate != .live && items[id].fate != .cancelled(reason) {
         throw failure("model cancels #\(id) twice")
@@ -294,24 +435,14 @@ struct SingleThreadedRun {
         throw failure("DispatchWorkItem #\(id) not cancelled")
       }
     }
-    if let bag {
-      if bag.count != model.live.count {
-        throw failure("count \(bag.count), model \(model.live.count)")
-      }
-      // The end state changes only with end and drop; reading it is cheap to skip otherwise.
-      if case .end = operation, bag.endReason != model.endReason || !bag.isEnded {
-        throw failure(
-          "endReason \(String(describing: bag.endReason)), model \(String(describing: model.endReason))"
-        )
-      }
-      if case .add = operation, (bag.endReason != nil) != (model.endReason != nil) {
-        throw failure("isEnded \(bag.isEnded), model \(model.endReason != nil)")
+    for member in members {
+      guard let bag = front(member) else { continue }
+      let model = models[member.rawValue]
+      if bag.count != model.itemCount {
+        throw failure("\(member) count \(bag.count), model \(model.itemCount)")
       }
     }
-    // Every registration the operation touched, the latest one added and two at random; the
-    // "read isActive" operation reads them all.
     if let last = current.last { try checkActive(last) }
-    if !model.live.isEmpty { try checkActive(model.live[random.below(model.live.count)]) }
     if recentlyEnded.count > 2 { recentlyEnded.removeFirst(recentlyEnded.count - 2) }
     for id in recentlyEnded { try checkActive(id) }
     recentlyEnded.removeAll(keepingCapacity: true)
@@ -323,18 +454,19 @@ struct SingleThreadedRun {
     }
   }
 
-  private func checkSnapshot() throws {
-    guard let bag else { return }
+  private func checkSnapshot(_ member: Member) throws {
+    guard let bag = front(member) else { return }
+    let model = models[member.rawValue]
     let snapshot = bag.snapshot()
     let labels = snapshot.map(\.label)
-    let modelLabels = model.live.map { items[$0].label }
+    let modelLabels = model.items.map { items[$0].label }
     if labels != modelLabels {
       throw failure("snapshot labels \(labels), model \(modelLabels)")
     }
     let keys = snapshot.map { $0.key.map { AnyHashable($0) } }
-    let modelKeys = model.live.map { items[$0].key }
+    let modelKeys = model.items.map { items[$0].key }
     if keys != modelKeys { throw failure("snapshot keys \(keys), model \(modelKeys)") }
-    if zip(snapshot, snapshot.dropFirst()).contains(where: { $0.id >= $1.id }) {
+    for (earlier, later) in zip(snapshot, snapshot.dropFirst()) where earlier.id >= later.id {
       throw failure("snapshot not oldest first: \(snapshot.map(\.id))")
     }
   }
@@ -351,7 +483,8 @@ struct SingleThreadedRun {
         throw failure("#\(id) (\(item.fate)) cancelled \(cancels) times")
       }
       if item.kind == .dispatchWorkItem && item.work.wasCancelled != (item.fate != .finished) {
-        throw failure("DispatchWorkItem #\(id) (\(item.fate)) cancelled: \(item.work.wasCancelled)")
+        throw failure(
+          "DispatchWorkItem #\(id) (\(item.fate)) cancelled: \(item.work.wasCancelled)")
       }
     }
   }
