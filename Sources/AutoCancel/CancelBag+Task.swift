@@ -55,30 +55,21 @@ extension CancelBag {
     launch(key: key, label: label, priority: priority, operation).task
   }
 
-  /// Registers a task's cancellation, starts the task, and hands the task over.
-  ///
-  /// The registration comes first so that the task can finish it; a cancel that arrives
-  /// before the task exists is kept by `TaskCancellation` and applied by `attach`.
+  /// Starts a task bound to the bag, with its registration.
   func launch<Success: Sendable>(
     key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
     _ operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> (task: Task<Success, any Error>, registration: CancelRegistration) {
-    let cancellation = TaskCancellation()
-    let registration = core.add(cancellation, details: .make(label: label, key: key))
-    // A new task copies the task-locals of the code that creates it: binding `current` here
-    // costs the task no async frame of its own.
     // Safety: `operation` was sent to us; it moves into the task and is used nowhere else. The
     // region checker cannot follow it through `withValue`'s non-escaping closure.
     nonisolated(unsafe) let operation = operation
-    let task = TaskCancellation.$current.withValue(cancellation) {
+    return launch(key: key, label: label) { registration, cancellation in
       Task(priority: priority) {
         defer { registration.finish() }
         cancellation.cancelCurrentTaskIfCancelled()
         return try await operation()
       }
     }
-    cancellation.attach(task)
-    return (task, registration)
   }
 
   /// The non-throwing form of `launch`.
@@ -86,16 +77,31 @@ extension CancelBag {
     key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
     _ operation: sending @escaping @isolated(any) () async -> Success
   ) -> (task: Task<Success, Never>, registration: CancelRegistration) {
-    let cancellation = TaskCancellation()
-    let registration = core.add(cancellation, details: .make(label: label, key: key))
     // Safety: as in the throwing form, `operation` only moves into the task.
     nonisolated(unsafe) let operation = operation
-    let task = TaskCancellation.$current.withValue(cancellation) {
+    return launch(key: key, label: label) { registration, cancellation in
       Task(priority: priority) {
         defer { registration.finish() }
         cancellation.cancelCurrentTaskIfCancelled()
         return await operation()
       }
+    }
+  }
+
+  /// Registers a task's cancellation, makes the task, and hands the task over.
+  ///
+  /// The registration comes first so that the task can finish it; a cancel that arrives
+  /// before the task exists is kept by `TaskCancellation` and applied by `attach`. The task
+  /// is made while `TaskCancellation.current` is bound: a new task copies the task-locals of
+  /// the code that creates it, so reading the reason costs the task no async frame.
+  private func launch<Launched: AutoCancellable>(
+    key: (any Hashable & Sendable)?, label: String?,
+    _ makeTask: (CancelRegistration, TaskCancellation) -> Launched
+  ) -> (task: Launched, registration: CancelRegistration) {
+    let cancellation = TaskCancellation()
+    let registration = core.add(cancellation, details: .make(label: label, key: key))
+    let task = TaskCancellation.$current.withValue(cancellation) {
+      makeTask(registration, cancellation)
     }
     cancellation.attach(task)
     return (task, registration)

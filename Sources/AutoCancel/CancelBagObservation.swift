@@ -34,8 +34,10 @@ extension CancelBag {
   /// Calls `handler` for every piece of work registered, finished or cancelled from now on.
   ///
   /// The handler runs synchronously on the thread that caused the event, never under the
-  /// bag's lock, so it may use the bag; keep it short. Events of one item that race on
-  /// different threads (a registration and its immediate finish) may arrive in either order.
+  /// bag's lock, so it may use the bag; keep it short. Capture the bag weakly: the bag keeps
+  /// its handlers until it ends, and a handler holding the bag would keep it from ever ending.
+  /// Events of one item that race on different threads (a registration and its immediate
+  /// finish) may arrive in either order.
   /// When the bag ends, the handler hears of every item it cancels, then is released. On a
   /// bag that has ended, the handler is never called.
   ///

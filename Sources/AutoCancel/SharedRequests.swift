@@ -21,7 +21,7 @@
 /// }
 /// ```
 ///
-/// Thread-safe; call from any task. Dropping the `SharedRequests` cancels what it runs.
+/// Thread-safe; call from any task.
 public final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Sendable {
   private let state = Locked(State())
   private let bag = CancelBag(label: "SharedRequests")

@@ -34,6 +34,7 @@ extension URLSession {
   ) async throws -> (URLSessionDataStream, URLResponse) {
     let route = StreamSessions.route(for: self)
     let streamed = StreamRequest(cancelQueue: route.cancelQueue)
+    let body = streamed.takeBody()
     do {
       let registered = streamed.register(in: consume bag, label: label)
       let response = try await withTaskCancellationHandler {
@@ -46,7 +47,7 @@ extension URLSession {
       } onCancel: {
         streamed.cancelBySwiftTask()
       }
-      return (streamed.body, response)
+      return (body, response)
     } catch is SwiftTaskCancellation<Data>.Marker {
       throw CancelledError(reason: CancellationReason.current ?? .explicit)
     }

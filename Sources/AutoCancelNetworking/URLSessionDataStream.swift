@@ -18,28 +18,40 @@ import Foundation
 /// ## Contract
 ///
 /// - Single consumer. Chunks are buffered without limit until they are read.
-/// - Stopping early (leaving the loop, dropping the stream) cancels the transfer, and the
-///   request leaves its bag.
+/// - Stopping early (leaving the loop, or dropping a stream never iterated) cancels the
+///   transfer, and the request leaves its bag.
+/// - A cancelled iterating task ends the loop with `CancelledError`, never with a body that
+///   looks complete but is not.
 public struct URLSessionDataStream: AsyncSequence, Sendable {
   /// A chunk of the body.
   public typealias Element = Data
 
   let chunks: AsyncThrowingStream<Data, any Error>
+  let consumerGone: @Sendable () -> Void
 
   /// Makes the iterator; call once.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(base: chunks.makeAsyncIterator())
+    Iterator(base: chunks.makeAsyncIterator(), presence: ConsumerPresence(gone: consumerGone))
   }
 
   /// Reads the chunks in order.
   public struct Iterator: AsyncIteratorProtocol {
     var base: AsyncThrowingStream<Data, any Error>.AsyncIterator
+    /// Tells the request when the loop is left: the iterator's end is the consumer's.
+    let presence: ConsumerPresence
 
     /// The next chunk, or nil at the end of the body.
     ///
     /// - Throws: `CancelledError` when cancelled, or URLSession's error.
     public mutating func next() async throws -> Data? {
-      try await base.next()
+      guard let chunk = try await base.next() else {
+        // A stream ends with nil, too, when its consumer's task is cancelled.
+        if Task.isCancelled {
+          throw CancelledError(reason: CancellationReason.current ?? .explicit)
+        }
+        return nil
+      }
+      return chunk
     }
   }
 }

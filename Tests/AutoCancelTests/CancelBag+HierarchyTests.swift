@@ -159,3 +159,21 @@ struct LinkedBagTests {
     #expect(sources.allSatisfy { $0.linkCount == 0 })
   }
 }
+
+@Suite("A parent bag with children")
+struct ParentBagTableTests {
+  @Test("reuses its free slots after cancelAll, so the page-left pattern stays small")
+  func cancelAllKeepsFreeSlots() {
+    let parent = CancelBag()
+    let child = CancelBag(parent: parent)
+    for _ in 0..<1_000 {
+      let first = parent.add(RecordingWork())
+      parent.add(RecordingWork())
+      first.finish()
+      parent.cancelAll()
+    }
+    #expect(parent.count == 0)
+    #expect(parent.slotCount <= 3)
+    withExtendedLifetime(child) {}
+  }
+}

@@ -162,3 +162,23 @@ struct CancelBagTaskTests {
     #expect(bag.count == 0)
   }
 }
+
+@Suite("The reason of a bag task", .timeLimit(.minutes(1)))
+struct CancellationReasonScopeTests {
+  @Test("does not leak into an unstructured task made inside it that nobody cancelled")
+  func doesNotLeakIntoUnstructuredTasks() async {
+    let bag = CancelBag()
+    let reasons = bag.task(key: "k") {
+      () async -> (CancellationReason?, CancellationReason?) in
+      try? await Task.sleep(for: .seconds(3600))  // cut short when a newer task takes the key
+      let outer = CancellationReason.current
+      let inner = await Task { CancellationReason.current }.value
+      return (outer, inner)
+    }
+    let replacement = bag.task(key: "k") {}
+    _ = replacement
+    let (outer, inner) = await reasons.value
+    #expect(outer == .replaced)
+    #expect(inner == nil)
+  }
+}

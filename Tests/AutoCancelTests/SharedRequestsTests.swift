@@ -10,6 +10,8 @@ struct SharedRequestsTests {
       var starts = 0
       var outcome: Result<Int, any Error>?
       var waiter: CheckedContinuation<Int, any Error>?
+      /// A cancel that came before the operation started waiting.
+      var cancelledEarly = false
       var cancelledWith: [CancellationReason?] = []
       var startWatchers: [CheckedContinuation<Void, Never>] = []
       var cancelWatchers: [CheckedContinuation<Void, Never>] = []
@@ -31,6 +33,7 @@ struct SharedRequestsTests {
           try await withCheckedThrowingContinuation { continuation in
             let ready: Result<Int, any Error>? = state.withLock { state in
               if let outcome = state.outcome { return outcome }
+              if state.cancelledEarly { return .failure(CancellationError()) }
               state.waiter = continuation
               return nil
             }
@@ -39,6 +42,7 @@ struct SharedRequestsTests {
         } onCancel: {
           let waiter = state.withLock { state in
             defer { state.waiter = nil }
+            if state.waiter == nil { state.cancelledEarly = true }
             return state.waiter
           }
           waiter?.resume(throwing: CancellationError())

@@ -290,10 +290,14 @@ struct BagState: Sendable {
       removed.reserveCapacity(count)
       freeHead = Slot.freeEnd
       var index = slots.count
+      // Rebuild the free list from every slot but the links: those just emptied and those
+      // already free (skipping these would lose them for good).
       while index > 0 {
         index -= 1
-        guard slots[index].work != nil, !slots[index].flags.contains(.link) else { continue }
-        removed.append(Slot(work: slots[index].work.take(), tag: slots[index].tag))
+        if slots[index].tag & Slot.freeBit == 0 {
+          guard !slots[index].flags.contains(.link) else { continue }
+          removed.append(Slot(work: slots[index].work.take(), tag: slots[index].tag))
+        }
         slots[index].tag = Slot.freeBit | freeHead
         freeHead = UInt64(index)
       }

@@ -85,12 +85,18 @@ class Locked<State: Sendable>: @unchecked Sendable {
   }
 
   private let storage: UnsafeMutablePointer<Storage>
+  // Both addresses are computed once: a key-path offset per call costs debug builds dearly.
+  private let statePointer: UnsafeMutablePointer<State>
+  private let lockPointer: UnsafeMutablePointer<LockPrimitive>
 
   init(_ initial: State) {
     storage = UnsafeMutablePointer<Storage>.allocate(capacity: 1)
     let raw = UnsafeMutableRawPointer(storage)
-    raw.advanced(by: MemoryLayout<Storage>.offset(of: \.state)!)
-      .initializeMemory(as: State.self, to: initial)
+    statePointer = raw.advanced(by: MemoryLayout<Storage>.offset(of: \.state)!)
+      .assumingMemoryBound(to: State.self)
+    lockPointer = raw.advanced(by: MemoryLayout<Storage>.offset(of: \.lock)!)
+      .assumingMemoryBound(to: LockPrimitive.self)
+    statePointer.initialize(to: initial)
     lockPointer.initializeLock()
   }
 
@@ -98,18 +104,6 @@ class Locked<State: Sendable>: @unchecked Sendable {
     lockPointer.deinitializeLock()
     statePointer.deinitialize(count: 1)
     storage.deallocate()
-  }
-
-  private var statePointer: UnsafeMutablePointer<State> {
-    UnsafeMutableRawPointer(storage)
-      .advanced(by: MemoryLayout<Storage>.offset(of: \.state)!)
-      .assumingMemoryBound(to: State.self)
-  }
-
-  private var lockPointer: UnsafeMutablePointer<LockPrimitive> {
-    UnsafeMutableRawPointer(storage)
-      .advanced(by: MemoryLayout<Storage>.offset(of: \.lock)!)
-      .assumingMemoryBound(to: LockPrimitive.self)
   }
 
   /// Runs `body` with exclusive access to the value.

@@ -56,7 +56,7 @@ final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, W
 
 extension CancellationReason {
   /// Why the bag task running now was cancelled; nil if it was not, or if it is not running
-  /// in a task launched by a bag.
+  /// in a task launched by a bag (an unstructured `Task` made inside one included).
   ///
   /// Child tasks (`async let`, task groups) see the reason of the bag task they run in.
   /// Read it in the task's own code, once it sees the cancellation: a
@@ -73,6 +73,9 @@ extension CancellationReason {
   /// }
   /// ```
   public static var current: CancellationReason? {
-    TaskCancellation.current?.reason
+    // A task made inside a bag task copies its task-locals; unless it was cancelled too, the
+    // outer task's reason is not its own.
+    guard Task.isCancelled else { return nil }
+    return TaskCancellation.current?.reason
   }
 }

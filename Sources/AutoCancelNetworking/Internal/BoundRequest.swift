@@ -64,7 +64,10 @@ final class BoundRequest<Value: Sendable>: AutoCancellable, @unchecked Sendable 
       return state.cancelReason != nil
     }
     if cancelNow {
-      TaskCanceller.cancel(task, waitForLookup: route.waitForLookup, on: route.cancelQueue)
+      // Never resumed yet: cancel now, on the caller's thread (no lock of ours is held, no
+      // lookup can be pending), so that the caller's resume() finds it cancelled and nothing
+      // is sent.
+      task.cancel()
     }
     return task
   }

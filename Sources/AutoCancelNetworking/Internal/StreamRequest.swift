@@ -28,16 +28,27 @@ final class StreamRequest: AutoCancellable, @unchecked Sendable {
   private let lock = NSLock()
   private var state = State()
   private let chunks: AsyncThrowingStream<Data, any Error>.Continuation
-  let body: URLSessionDataStream
+  /// The body until `takeBody()` hands it out: the request must not keep the stream alive,
+  /// or dropping it would never reach `onTermination`.
+  private var pendingBody: URLSessionDataStream?
   private let cancelQueue: DispatchQueue
 
   init(cancelQueue: DispatchQueue) {
     self.cancelQueue = cancelQueue
     let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
     chunks = continuation
-    body = URLSessionDataStream(chunks: stream)
-    continuation.onTermination = { [weak self] termination in
-      if case .cancelled = termination { self?.consumerLeft() }
+    let consumerGone: @Sendable () -> Void = { [weak self] in self?.consumerLeft() }
+    pendingBody = URLSessionDataStream(chunks: stream, consumerGone: consumerGone)
+    continuation.onTermination = { termination in
+      if case .cancelled = termination { consumerGone() }
+    }
+  }
+
+  /// The body, handed out once.
+  func takeBody() -> URLSessionDataStream {
+    lock.withLock {
+      defer { pendingBody = nil }
+      return pendingBody!
     }
   }
 
@@ -69,8 +80,12 @@ final class StreamRequest: AutoCancellable, @unchecked Sendable {
         state.task = task
         return state.cancelled
       }
-      if cancelNow, let task { TaskCanceller.cancel(task, waitForLookup: false, on: cancelQueue) }
-      task?.resume()
+      // A task cancelled before it was ever resumed must not be resumed: nothing is sent.
+      if cancelNow, let task {
+        TaskCanceller.cancel(task, waitForLookup: false, on: cancelQueue)
+      } else {
+        task?.resume()
+      }
     }
   }
 
@@ -119,9 +134,10 @@ final class StreamRequest: AutoCancellable, @unchecked Sendable {
     cancel(reporting: CancelledError(reason: reason))
   }
 
-  /// The awaiting task was cancelled while waiting for the response head.
+  /// The awaiting task was cancelled while waiting for the response head. Once the head
+  /// arrived, the body belongs to its consumer, whose own cancellation governs it.
   func cancelBySwiftTask() {
-    cancel(reporting: SwiftTaskCancellation<Data>.Marker())
+    cancel(reporting: SwiftTaskCancellation<Data>.Marker(), onlyBeforeResponse: true)
   }
 
   /// The consumer stopped iterating: cancel the transfer, leave the bag.
@@ -129,10 +145,11 @@ final class StreamRequest: AutoCancellable, @unchecked Sendable {
     cancel(reporting: CancelledError(reason: .explicit))
   }
 
-  private func cancel(reporting error: any Error) {
+  private func cancel(reporting error: any Error, onlyBeforeResponse: Bool = false) {
     let decided: (Phase, URLSessionTask?, CancelRegistration?)? = lock.withLock {
       guard !state.cancelled else { return nil }
       if case .ended = state.phase { return nil }
+      if onlyBeforeResponse, case .streaming = state.phase { return nil }
       state.cancelled = true
       state.cancelError = error
       let phase = state.phase

@@ -38,4 +38,6 @@ extension CancelBag {
   var linkCount: Int { core.withLock { $0.linkCount } }
   /// Slots in the table, free or not (white-box, for tests).
   var slotCount: Int { core.withLock { $0.slots.count } }
+  /// Label, key and timer records, and keys, held for work in flight (white-box, for tests).
+  var sideRecordCount: Int { core.withLock { $0.details.count + $0.keys.count } }
 }

@@ -1,0 +1,75 @@
+import AutoCancel
+import AutoCancelNetworking
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite("A streamed body", .timeLimit(.minutes(1)))
+struct URLSessionDataStreamTests {
+  @Test("stops the transfer at the server when the loop is left, even while the body is kept")
+  func leavingTheLoopStopsTheTransfer() async throws {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    let bag = CancelBag()
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=break")
+    let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    for try await _ in body { break }
+    let record = await server.waitForRecord(id: "break", where: { $0.clientWentAway })
+    #expect(record?.clientWentAway == true)
+    #expect((record?.bytesSent ?? .max) < 50_000_000)
+    #expect(bag.count == 0)
+    withExtendedLifetime(body) {}
+  }
+
+  @Test("ends the loop with CancelledError when the iterating task is cancelled")
+  func cancelledConsumerThrows() async throws {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    let bag = CancelBag()
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=consumer")
+    let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    let reader = Task { () async throws -> Int in
+      var total = 0
+      for try await chunk in body { total += chunk.count }
+      return total
+    }
+    _ = await server.waitForRecord(id: "consumer", where: { $0.bytesSent >= 65_536 })
+    reader.cancel()
+    await #expect(throws: CancelledError.self) { try await reader.value }
+    let record = await server.waitForRecord(id: "consumer", where: { $0.clientWentAway })
+    #expect(record?.clientWentAway == true)
+  }
+}
+
+@Suite("A data task made on an ended bag", .timeLimit(.minutes(1)))
+struct EndedBagDataTaskTests {
+  @Test("is cancelled before it is returned, so resume() sends nothing")
+  func neverSent() async throws {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    let bag = CancelBag()
+    bag.end(reason: .timedOut)
+    let session = URLSession(configuration: .ephemeral)
+    for index in 0..<20 {
+      let outcome = await completion { handler in
+        let task = session.dataTask(
+          with: server.url("/bytes?size=10&id=ended-\(index)"), in: bag
+        ) { handler($0, $1, $2) }
+        #expect(task.state != .running && task.state != .suspended)
+        task.resume()
+      }
+      #expect((outcome.2 as? CancelledError)?.reason == .timedOut)
+    }
+    // A request sent afterwards arrives; none of the cancelled ones did.
+    let open = CancelBag()
+    _ = try await session.data(from: server.url("/bytes?size=10&id=after"), in: open)
+    #expect(server.records.filter { $0.id.hasPrefix("ended-") }.isEmpty)
+  }
+}

@@ -1,0 +1,92 @@
+import AutoCancel
+import Testing
+
+/// The model-based randomized tests of issue 7: the real bag against a reference model.
+///
+/// Sizes: `AUTOCANCEL_RELIABILITY_OPS` operations in all (default 1,000,000; 50,000 under
+/// ThreadSanitizer, 100,000 under AddressSanitizer), 30% in single-threaded runs and 70% in
+/// multi-threaded ones, spread over `shares` test cases that run one after the other (so that
+/// each one's time limit measures its own work), each on threads of its own (never on the
+/// cooperative pool). `AUTOCANCEL_SEED=<seed>` replays the one run
+/// whose failure printed that seed.
+@Suite(
+  "A bag does what its reference model says, under random operations", .serialized,
+  .timeLimit(.minutes(1)))
+struct ModelBasedTests {
+  static let singleThreadedOperationsPerRun = 10_000
+  static let threads = 4
+  static let operationsPerThread = 2_500
+  static let shares = 8
+
+  /// The seeds of share `share` of `runs` runs (the replayed seed goes to share 0 alone).
+  static func seeds(share: Int, runs: Int) -> [UInt64] {
+    let all = ReliabilityConfig.seeds(count: runs)
+    return stride(from: share, to: all.count, by: shares).map { all[$0] }
+  }
+
+  @Test(
+    "single-threaded random operations leave the bag in the model's state after each one",
+    arguments: 0..<shares)
+  func singleThreadedRunsMatchTheModel(share: Int) async throws {
+    let total = ReliabilityConfig.totalOperations * 3 / 10
+    let runs = max(1, total / Self.singleThreadedOperationsPerRun)
+    let seeds = Self.seeds(share: share, runs: runs)
+    guard !seeds.isEmpty else { return }
+    print(
+      "single-threaded model runs, share \(share): base seed \(ReliabilityConfig.baseSeed), "
+        + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
+    // Seconds of CPU: on a thread of its own, not on the cooperative pool other tests share.
+    let (operations, bags, cancellations) = try await onNewThread {
+      () -> Result<(Int, Int, Int), ReliabilityFailure> in
+      var (operations, bags, cancellations) = (0, 0, 0)
+      for seed in seeds {
+        var run = SingleThreadedRun(seed: seed, operations: Self.singleThreadedOperationsPerRun)
+        do { try run.run() } catch { return .failure(ReliabilityFailure(error)) }
+        operations += run.operations
+        bags += run.bags
+        cancellations += run.cancellations
+      }
+      return .success((operations, bags, cancellations))
+    }.get()
+    print(
+      "single-threaded model runs, share \(share): \(seeds.count) runs, \(operations) "
+        + "operations, \(bags) bags, \(cancellations) cancellations checked, failures: 0")
+    #expect(operations == seeds.count * Self.singleThreadedOperationsPerRun)
+  }
+
+  @Test(
+    "multi-threaded random operations end every item exactly once, for a reason they allow",
+    arguments: 0..<shares)
+  func multiThreadedRunsEndEveryItemExactlyOnce(share: Int) async throws {
+    let total = ReliabilityConfig.totalOperations * 7 / 10
+    let perRun = Self.threads * Self.operationsPerThread
+    let runs = max(1, total / perRun)
+    let seeds = Self.seeds(share: share, runs: runs)
+    guard !seeds.isEmpty else { return }
+    print(
+      "multi-threaded model runs, share \(share): base seed \(ReliabilityConfig.baseSeed), "
+        + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
+    // The runs block their calling thread while theirs work: give them one, off the pool.
+    let outcome = try await onNewThread { () -> Result<ConcurrentRun.Outcome, ReliabilityFailure> in
+      var outcome = ConcurrentRun.Outcome()
+      for seed in seeds {
+        let run = ConcurrentRun(
+          seed: seed, threads: Self.threads, operationsPerThread: Self.operationsPerThread)
+        let result: ConcurrentRun.Outcome
+        do { result = try run.run() } catch { return .failure(ReliabilityFailure(error)) }
+        outcome.items += result.items
+        outcome.finished += result.finished
+        outcome.cancelled += result.cancelled
+        outcome.rejected += result.rejected
+      }
+      return .success(outcome)
+    }.get()
+    print(
+      "multi-threaded model runs, share \(share): \(seeds.count) runs × \(Self.threads) "
+        + "threads, \(seeds.count * perRun) operations, \(outcome.items) items: "
+        + "\(outcome.finished) finished, \(outcome.cancelled) cancelled, \(outcome.rejected) "
+        + "rejected, failures: 0")
+    #expect(outcome.items > 0)
+    #expect(outcome.finished + outcome.cancelled + outcome.rejected == outcome.items)
+  }
+}

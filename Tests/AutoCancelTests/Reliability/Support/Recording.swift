@@ -1,0 +1,123 @@
+import AutoCancel
+import Dispatch
+import Foundation
+
+/// What happened to one work item, written by the item's own `cancel`.
+///
+/// Thread-safe; `cancel` may be called on any thread.
+final class ItemRecord: @unchecked Sendable {
+  // Safety: `cancels` is only touched under `lock`; `id` and `log` never change.
+  let id: Int
+  private let log: CancelLog?
+  private let lock = NSLock()
+  private var cancels: [CancellationReason?] = []
+
+  init(id: Int, log: CancelLog? = nil) {
+    self.id = id
+    self.log = log
+  }
+
+  /// Records a cancel; `reason` is nil for work that only implements `cancel()`.
+  func cancelled(_ reason: CancellationReason?) {
+    lock.withLock { cancels.append(reason) }
+    log?.append(id, reason)
+  }
+
+  /// Every cancel received, in order.
+  var reasons: [CancellationReason?] { lock.withLock { cancels } }
+
+  var cancelCount: Int { lock.withLock { cancels.count } }
+}
+
+/// Every cancel of a run, in the order they happened (single-threaded runs compare it with
+/// the model's order).
+final class CancelLog: @unchecked Sendable {
+  // Safety: `entries` is only touched under `lock`.
+  private let lock = NSLock()
+  private var entries: [(id: Int, reason: CancellationReason?)] = []
+
+  func append(_ id: Int, _ reason: CancellationReason?) {
+    lock.withLock { entries.append((id, reason)) }
+  }
+
+  /// Takes the entries recorded since the last call.
+  func drain() -> [(id: Int, reason: CancellationReason?)] {
+    lock.withLock {
+      defer { entries.removeAll(keepingCapacity: true) }
+      return entries
+    }
+  }
+}
+
+/// Class work that wants the reason: the bag stores it as it is.
+final class RecordedWork: AutoCancellable {
+  let record: ItemRecord
+  init(_ record: ItemRecord) { self.record = record }
+  func cancel() { record.cancelled(nil) }
+  func cancel(reason: CancellationReason) { record.cancelled(reason) }
+}
+
+/// Class work that implements only `cancel()`, relying on the protocol's default.
+final class RecordedPlainWork: AutoCancellable {
+  let record: ItemRecord
+  init(_ record: ItemRecord) { self.record = record }
+  func cancel() { record.cancelled(nil) }
+}
+
+/// Value-type work: the bag boxes it.
+struct RecordedValueWork: AutoCancellable {
+  let record: ItemRecord
+  func cancel() { record.cancelled(nil) }
+  func cancel(reason: CancellationReason) { record.cancelled(reason) }
+}
+
+/// The forms of work a bag accepts.
+enum WorkKind: CaseIterable, CustomStringConvertible {
+  case reasonedClass, plainClass, value, closure, dispatchWorkItem
+
+  /// Whether the work hears the reason (and its record holds it).
+  var receivesReason: Bool { self != .plainClass && self != .dispatchWorkItem }
+
+  var description: String {
+    switch self {
+    case .reasonedClass: "class"
+    case .plainClass: "plain class"
+    case .value: "value"
+    case .closure: "closure"
+    case .dispatchWorkItem: "DispatchWorkItem"
+    }
+  }
+}
+
+/// One item added to a bag in a run: its record, and the `DispatchWorkItem` if it is one.
+struct AddedWork {
+  var record: ItemRecord
+  var dispatchItem: DispatchWorkItem?
+
+  /// Whether the work was cancelled, by its record or its `DispatchWorkItem` flag.
+  var wasCancelled: Bool { dispatchItem?.isCancelled ?? (record.cancelCount > 0) }
+}
+
+extension CancelBag {
+  /// Adds work of `kind` recording into `record`, through the API form for that kind.
+  func add(
+    _ kind: WorkKind, record: ItemRecord, key: (any Hashable & Sendable)?, label: String?
+  ) -> (CancelRegistration, AddedWork) {
+    switch kind {
+    case .reasonedClass:
+      return (add(RecordedWork(record), key: key, label: label), AddedWork(record: record))
+    case .plainClass:
+      return (add(RecordedPlainWork(record), key: key, label: label), AddedWork(record: record))
+    case .value:
+      return (
+        add(RecordedValueWork(record: record), key: key, label: label), AddedWork(record: record)
+      )
+    case .closure:
+      let registration = add(key: key, label: label) { reason in record.cancelled(reason) }
+      return (registration, AddedWork(record: record))
+    case .dispatchWorkItem:
+      let item = DispatchWorkItem {}
+      return (add(item, key: key, label: label), AddedWork(record: record, dispatchItem: item))
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// A one-way signal: closed until `open()`, then open for good.
+///
+/// Threads block in `wait()`; async code suspends in `opened()`. Used to hold a work item's
+/// `cancel` (or a thread) at a known point until the test lets it go: a behaviour check,
+/// never a timing one.
+final class Gate: @unchecked Sendable {
+  // Safety: `isOpen` and `continuations` are only touched under `condition`.
+  private let condition = NSCondition()
+  private var isOpen = false
+  private var continuations: [CheckedContinuation<Void, Never>] = []
+
+  /// Opens the gate, releasing every waiter. Idempotent.
+  func open() {
+    let waiting: [CheckedContinuation<Void, Never>] = condition.withLock {
+      isOpen = true
+      condition.broadcast()
+      defer { continuations = [] }
+      return continuations
+    }
+    for continuation in waiting { continuation.resume() }
+  }
+
+  /// Blocks the calling thread until the gate is open.
+  func wait() {
+    condition.withLock {
+      while !isOpen { condition.wait() }
+    }
+  }
+
+  /// Suspends until the gate is open.
+  func opened() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let alreadyOpen = condition.withLock {
+        if !isOpen { continuations.append(continuation) }
+        return isOpen
+      }
+      if alreadyOpen { continuation.resume() }
+    }
+  }
+
+  /// Whether the gate has been opened.
+  var hasOpened: Bool { condition.withLock { isOpen } }
+}
+
+/// Runs `body(index)` on `count` new threads that all start together, and returns when every
+/// one has returned.
+///
+/// Real threads, not tasks: the bag's API is synchronous and some tests block a thread on
+/// purpose, which must never happen on the cooperative pool.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+  let start = Gate()
+  let done = Countdown(count)
+  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    done.onZero = { continuation.resume() }
+    for index in 0..<count {
+      let thread = Thread {
+        start.wait()
+        body(index)
+        done.countDown()
+      }
+      thread.start()
+    }
+    start.open()
+  }
+}
+
+/// Runs `body(index)` on `count` new threads that all start together, blocking the calling
+/// thread (never a thread of the cooperative pool) until every one has returned.
+func onThreadsBlocking(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+  let (start, finished) = (Gate(), Gate())
+  let done = Countdown(count)
+  done.onZero = { finished.open() }
+  for index in 0..<count {
+    let thread = Thread {
+      start.wait()
+      body(index)
+      done.countDown()
+    }
+    thread.start()
+  }
+  start.open()
+  finished.wait()
+}
+
+/// Runs `body` on a new thread and returns its result.
+func onNewThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+  await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
+    let thread = Thread { continuation.resume(returning: body()) }
+    thread.start()
+  }
+}
+
+/// Calls `onZero` once, when `countDown()` has been called `count` times.
+final class Countdown: @unchecked Sendable {
+  // Safety: `remaining` and `onZero` are only touched under `lock`.
+  private let lock = NSLock()
+  private var remaining: Int
+  private var action: (@Sendable () -> Void)?
+
+  init(_ count: Int) { remaining = count }
+
+  var onZero: (@Sendable () -> Void)? {
+    get { lock.withLock { action } }
+    set { lock.withLock { action = newValue } }
+  }
+
+  func countDown() {
+    let fire: (@Sendable () -> Void)? = lock.withLock {
+      remaining -= 1
+      return remaining == 0 ? action : nil
+    }
+    fire?()
+  }
+}
+
+/// A value shared between threads, guarded by a lock.
+final class Shared<Value: Sendable>: @unchecked Sendable {
+  // Safety: `value` is only touched under `lock`.
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    try lock.withLock { try body(&value) }
+  }
+
+  var current: Value { lock.withLock { value } }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs the reliability stress (the model-based runs and owner churn) under valgrind memcheck
+# and fails on any definite leak or memory error.
+#
+#   scripts/reliability/valgrind.sh                 # 100,000 operations (default)
+#   AUTOCANCEL_RELIABILITY_OPS=20000 scripts/reliability/valgrind.sh
+#   AUTOCANCEL_SEED=<seed> scripts/reliability/valgrind.sh   # replay one run
+#   AUTOCANCEL_VALGRIND_SELFTEST=1 scripts/reliability/valgrind.sh   # must fail: leaks on purpose
+#
+# Why an executable and not the test binary: the test runner's async main calls dispatch_main,
+# which exits the main thread, and valgrind 3.19 crashes on that ("the 'impossible'
+# happened", SIGSEGV in _dispatch_sig_thread). The executable compiles the test suite's own
+# reliability support code against the debug-built AutoCancel module.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+work="${AUTOCANCEL_VALGRIND_DIR:-${TMPDIR:-/tmp}/autocancel-valgrind}"
+mkdir -p "$work"
+
+swift build --target AutoCancel >/dev/null
+bin="$(swift build --show-bin-path)"
+swiftc -swift-version 6 -g -Onone -enable-testing \
+  -module-name ReliabilityStress -I "$bin/Modules" \
+  scripts/reliability/stress/main.swift \
+  Tests/AutoCancelTests/Reliability/Support/*.swift \
+  Tests/AutoCancelTests/Reliability/Internal/*.swift \
+  "$bin"/AutoCancel.build/*.swift.o \
+  -o "$work/reliability-stress"
+
+export AUTOCANCEL_VALGRIND=1
+export AUTOCANCEL_RELIABILITY_OPS="${AUTOCANCEL_RELIABILITY_OPS:-100000}"
+start=$(date +%s)
+status=0
+valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,possible \
+  --errors-for-leak-kinds=definite --error-exitcode=99 --num-callers=40 \
+  --suppressions="$root/scripts/reliability/valgrind.supp" \
+  "$work/reliability-stress" >"$work/stdout.log" 2>"$work/valgrind.log" || status=$?
+end=$(date +%s)
+cat "$work/stdout.log"
+grep -E "ERROR SUMMARY|definitely lost|indirectly lost|possibly lost|still reachable|suppressed:" \
+  "$work/valgrind.log" || true
+echo "valgrind: exit $status, $((end - start)) s, full log: $work/valgrind.log"
+exit "$status"
