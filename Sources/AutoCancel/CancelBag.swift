@@ -71,7 +71,8 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// - Parameters:
   ///   - work: The work. The bag keeps a strong reference until the work ends.
   ///   - key: Latest wins: work already in the bag under an equal key is cancelled, with
-  ///     reason ``CancellationReason/replaced``, when this work is added.
+  ///     reason ``CancellationReason/replaced``, when this work is added. Keys compare as
+  ///     `AnyHashable` does (`3` and `UInt8(3)` are the same key).
   ///   - label: A name shown in ``snapshot()``, events and ``debugDescription``.
   /// - Returns: The registration: finish it when the work completes, or cancel it alone.
   @inlinable @discardableResult

@@ -45,15 +45,16 @@ enum StreamSessions {
     if let found { return found }
     for entry in stale { entry.route.session.finishTasksAndInvalidate() }
     let route = makeRoute(for: session)
-    return registry.lock.withLock {
+    let (chosen, unused): (Route, Route?) = registry.lock.withLock {
       if let entry = registry.entries[id], entry.original === session {
-        // Another thread won; ours goes unused.
-        route.session.finishTasksAndInvalidate()
-        return entry.route
+        return (entry.route, route)  // another thread won; ours goes unused
       }
       registry.entries[id] = Entry(original: session, route: route)
-      return route
+      return (route, nil)
     }
+    // Invalidated after the lock, as in CancelSafeSessions: URLSession code never runs under it.
+    unused?.session.finishTasksAndInvalidate()
+    return chosen
   }
 
   private static func makeRoute(for session: URLSession) -> Route {
