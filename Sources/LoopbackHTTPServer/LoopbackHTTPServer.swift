@@ -158,7 +158,7 @@ public final class LoopbackHTTPServer: Sendable {
   /// let record = await server.waitForRecord(id: "d1") { $0.bytesSent >= 4096 }
   /// ```
   public func waitForRecord(
-    id: String, timeout: TimeInterval = 10,
+    id: String, timeout: TimeInterval = 30,
     where predicate: @escaping @Sendable (RequestRecord) -> Bool = { $0.isFinished }
   ) async -> RequestRecord? {
     await core.waitForRecord(id: id, timeout: timeout, where: predicate)
@@ -174,7 +174,7 @@ public final class LoopbackHTTPServer: Sendable {
   /// let stats = await server.waitForConnections { $0.open == 0 }
   /// ```
   public func waitForConnections(
-    timeout: TimeInterval = 10, where predicate: @escaping @Sendable (ConnectionStats) -> Bool
+    timeout: TimeInterval = 30, where predicate: @escaping @Sendable (ConnectionStats) -> Bool
   ) async -> ConnectionStats? {
     await core.waitForConnections(timeout: timeout, where: predicate)
   }

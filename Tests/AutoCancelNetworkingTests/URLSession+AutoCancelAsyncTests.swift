@@ -30,7 +30,7 @@ struct URLSessionAutoCancelAsyncTests {
   @Test("throw the bag's reason when the bag ends mid-download, and the server sees it")
   func bagEndsMidDownload() async throws {
     let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=async-bag")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-bag")
     Task {
       _ = await server.waitForRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
       bag.end(reason: .custom("screen closed"))
@@ -47,7 +47,7 @@ struct URLSessionAutoCancelAsyncTests {
   @Test("throw ownerGone when the owner that stores the bag goes away mid-download")
   func ownerGoesAway() async throws {
     let owner = Slot(Owner())
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=async-owner")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-owner")
     let session = makeCachingSession()
     let task = Task { try await session.data(from: url, in: owner.peek { $0!.cancelBag }) }
     _ = await server.waitForRecord(id: "async-owner") { $0.bytesSent >= 65_536 }
@@ -61,7 +61,7 @@ struct URLSessionAutoCancelAsyncTests {
   @Test("throw CancelledError when the awaiting task is cancelled, and the server sees it")
   func swiftTaskCancelled() async throws {
     let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=async-task")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-task")
     let task = Task { try await makeCachingSession().data(from: url, in: bag) }
     _ = await server.waitForRecord(id: "async-task") { $0.bytesSent >= 65_536 }
     task.cancel()
@@ -75,7 +75,7 @@ struct URLSessionAutoCancelAsyncTests {
   @Test("inside a bag task, report the reason the bag gave")
   func bagTaskReason() async throws {
     let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=async-key")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-key")
     let requests = CancelBag()  // stays open: the bag task's cancellation stops the request
     let task = bag.task { try await makeCachingSession().data(from: url, in: requests) }
     _ = await server.waitForRecord(id: "async-key") { $0.bytesSent >= 65_536 }

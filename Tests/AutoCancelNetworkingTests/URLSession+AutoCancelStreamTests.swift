@@ -32,7 +32,7 @@ struct URLSessionAutoCancelStreamTests {
   @Test("throw the bag's reason mid-stream, and the server sees the client leave")
   func bagEndsMidStream() async throws {
     let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=stream-bag")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=stream-bag")
     let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
     var received = 0
     let error = await #expect(throws: CancelledError.self) {
@@ -42,7 +42,7 @@ struct URLSessionAutoCancelStreamTests {
       }
     }
     #expect(error?.reason == .custom("closed"))
-    let record = try #require(await server.waitForRecord(id: "stream-bag"))
+    let record = try #require(await server.waitForRecord(id: "stream-bag", timeout: 30))
     #expect(record.clientWentAway)
     #expect(bag.count == 0)
   }
@@ -50,15 +50,18 @@ struct URLSessionAutoCancelStreamTests {
   @Test("stop the transfer when the consumer stops iterating")
   func consumerStops() async throws {
     let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=stream-leave")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=stream-leave")
     let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    let (reading, started) = AsyncStream<Void>.makeStream()
     let reader = Task {
-      for try await _ in body {}
+      for try await _ in body { started.yield() }
     }
-    _ = await server.waitForRecord(id: "stream-leave") { $0.bytesSent >= 65_536 }
+    // Cancel a consumer that is iterating (a task that never started iterating has no
+    // iterator for its cancellation to reach): wait for its first chunk.
+    for await _ in reading { break }
     reader.cancel()
     _ = await reader.result
-    let record = try #require(await server.waitForRecord(id: "stream-leave"))
+    let record = try #require(await server.waitForRecord(id: "stream-leave", timeout: 30))
     #expect(record.clientWentAway)
     #expect(bag.count == 0)
   }

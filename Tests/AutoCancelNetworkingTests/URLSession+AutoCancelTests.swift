@@ -128,7 +128,7 @@ struct URLSessionAutoCancelTests {
   @Test("Cancelling a download mid-way reports the reason and the server sees the client leave")
   func downloadCancelled() async throws {
     let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=dl")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=dl")
     let error = await withCheckedContinuation { continuation in
       makeCachingSession().downloadTask(with: url, in: bag) { _, _, error in
         continuation.resume(returning: error)

@@ -16,10 +16,10 @@ struct URLSessionDataStreamTests {
     try server.start()
     defer { server.stop() }
     let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=break")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=break")
     let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
     for try await _ in body { break }
-    let record = await server.waitForRecord(id: "break", where: { $0.clientWentAway })
+    let record = await server.waitForRecord(id: "break", timeout: 30, where: { $0.clientWentAway })
     #expect(record?.clientWentAway == true)
     #expect((record?.bytesSent ?? .max) < 50_000_000)
     #expect(bag.count == 0)
@@ -32,17 +32,22 @@ struct URLSessionDataStreamTests {
     try server.start()
     defer { server.stop() }
     let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=consumer")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=consumer")
     let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    let (reading, started) = AsyncStream<Void>.makeStream()
     let reader = Task { () async throws -> Int in
       var total = 0
-      for try await chunk in body { total += chunk.count }
+      for try await chunk in body {
+        total += chunk.count
+        started.yield()
+      }
       return total
     }
-    _ = await server.waitForRecord(id: "consumer", where: { $0.bytesSent >= 65_536 })
+    for await _ in reading { break }  // the reader is iterating
     reader.cancel()
     await #expect(throws: CancelledError.self) { try await reader.value }
-    let record = await server.waitForRecord(id: "consumer", where: { $0.clientWentAway })
+    let record = await server.waitForRecord(
+      id: "consumer", timeout: 30, where: { $0.clientWentAway })
     #expect(record?.clientWentAway == true)
   }
 }

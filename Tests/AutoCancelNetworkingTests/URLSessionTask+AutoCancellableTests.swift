@@ -15,7 +15,7 @@ struct URLSessionTaskAutoCancellableTests {
     let server = TestServer()
     try server.start()
     let owner = Slot(Owner())
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=raw")
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=raw")
     let error = await withCheckedContinuation { continuation in
       let task = URLSession(configuration: .default).dataTask(with: url) { _, _, error in
         continuation.resume(returning: error)

@@ -117,14 +117,16 @@ struct CancelBagStressTests {
   @Test(
     "ends every item exactly once, as observers also see, while threads add, finish, cancel, cancel all and drop bags",
     arguments: StressSeeds.all)
-  func exactlyOnceUnderStress(seed: UInt64) {
+  func exactlyOnceUnderStress(seed: UInt64) async {
     print("CancelBagStressTests seed: 0x\(String(seed, radix: 16)) (replay: AUTOCANCEL_SEED)")
     let ledger = Ledger()
     let bags = Protected<[CancelBag]>((0..<Self.bagCount).map { _ in ledger.makeBag() })
     let pool = Protected<[Registered]>([])
     let everything = Protected<[Registered]>([])
 
-    DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
+    // Threads of their own, not the cooperative pool: a long synchronous run there would hold
+    // up every async test running alongside.
+    await onThreads(Self.threads) { thread in
       var random = SplitMix64(seed: seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15)
       var all: [Registered] = []
       var recent: [Registered] = []
