@@ -6,7 +6,7 @@ import Testing
 struct CancelBagKeyRaceTests {
   @Test("replacing work while it completes never evicts its successor", arguments: [1, 2, 3])
   func replaceWhileCompleting(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+    var random = SeededGenerator(seed: seed)
     let bag = CancelBag()
     let rounds = 2_000
     let works = (0..<rounds).map { _ in RecordingWork() }

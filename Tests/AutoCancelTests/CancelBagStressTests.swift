@@ -127,7 +127,7 @@ struct CancelBagStressTests {
     // Threads of their own, not the cooperative pool: a long synchronous run there would hold
     // up every async test running alongside.
     await onThreads(Self.threads) { thread in
-      var random = SplitMix64(seed: seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15)
+      var random = SeededGenerator(seed: seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15)
       var all: [Registered] = []
       var recent: [Registered] = []
 

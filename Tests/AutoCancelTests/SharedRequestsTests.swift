@@ -203,7 +203,7 @@ struct SharedRequestsTests {
     "end every caller exactly once when the last leaves as the result arrives",
     arguments: 0..<200)
   func lastLeavesWhileResultArrives(round: Int) async {
-    var random = SplitMix64(seed: 0x5EED_0000 + UInt64(round))
+    var random = SeededGenerator(seed: 0x5EED_0000 + UInt64(round))
     let shared = SharedRequests<Int, Int>()
     let request = Request()
     let callers = (0..<Int(random.next() % 4 + 1)).map { _ in
