@@ -50,28 +50,28 @@ final class Gate: @unchecked Sendable {
 /// Real threads, not tasks: the bag's API is synchronous and some tests block a thread on
 /// purpose, which must never happen on the cooperative pool.
 func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-  let start = Gate()
-  let done = Countdown(count)
   await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-    done.onZero = { continuation.resume() }
-    for index in 0..<count {
-      let thread = Thread {
-        start.wait()
-        body(index)
-        done.countDown()
-      }
-      thread.start()
-    }
-    start.open()
+    startThreads(count, body) { continuation.resume() }
   }
 }
 
 /// Runs `body(index)` on `count` new threads that all start together, blocking the calling
 /// thread (never a thread of the cooperative pool) until every one has returned.
 func onThreadsBlocking(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-  let (start, finished) = (Gate(), Gate())
+  let finished = Gate()
+  startThreads(count, body) { finished.open() }
+  finished.wait()
+}
+
+/// Starts `count` threads that run `body(index)` together; calls `allReturned` once every one
+/// has returned.
+private func startThreads(
+  _ count: Int, _ body: @escaping @Sendable (Int) -> Void,
+  allReturned: @escaping @Sendable () -> Void
+) {
+  let start = Gate()
   let done = Countdown(count)
-  done.onZero = { finished.open() }
+  done.onZero = allReturned
   for index in 0..<count {
     let thread = Thread {
       start.wait()
@@ -81,7 +81,6 @@ func onThreadsBlocking(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) 
     thread.start()
   }
   start.open()
-  finished.wait()
 }
 
 /// Runs `body` on a new thread and returns its result.
