@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "AutoCancel", targets: ["AutoCancel"]),
     .library(name: "AutoCancelNetworking", targets: ["AutoCancelNetworking"]),
+    .library(name: "AutoCancelObjC", targets: ["AutoCancelObjC"]),
     .executable(name: "autocancel-demo", targets: ["autocancel-demo"]),
     .executable(name: "autocancel-bench", targets: ["autocancel-bench"]),
   ],
@@ -15,6 +16,9 @@ let package = Package(
     .target(name: "AutoCancel"),
     // URLSession integration.
     .target(name: "AutoCancelNetworking", dependencies: ["AutoCancel"]),
+    // The Objective-C category's one-liner on any NSObject, and its drop-in for Objective-C
+    // callers (Apple platforms; its runtime-free parts build and are tested everywhere).
+    .target(name: "AutoCancelObjC", dependencies: ["AutoCancel"]),
     // A tiny HTTP/1.1 server on 127.0.0.1 for the demo and the tests; not a product.
     .target(name: "LoopbackHTTPServer"),
     // The demo's scenario, measurement and report, shared by the executable and its test.
@@ -32,6 +36,7 @@ let package = Package(
       name: "AutoCancelNetworkingTests",
       dependencies: ["AutoCancelNetworking", "LoopbackHTTPServer"]
     ),
+    .testTarget(name: "AutoCancelObjCTests", dependencies: ["AutoCancel", "AutoCancelObjC"]),
     .testTarget(name: "LoopbackHTTPServerTests", dependencies: ["LoopbackHTTPServer"]),
     .testTarget(name: "DemoScenarioTests", dependencies: ["DemoScenario", "LoopbackHTTPServer"]),
   ],
