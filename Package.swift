@@ -37,6 +37,9 @@ let package = Package(
       dependencies: ["AutoCancelNetworking", "LoopbackHTTPServer"]
     ),
     .testTarget(name: "AutoCancelObjCTests", dependencies: ["AutoCancel", "AutoCancelObjC"]),
+    // The samples of the DocC articles on apps, Combine and Objective-C, compiled and run
+    // (Apple-only ones inside `#if`).
+    .testTarget(name: "DocumentationSamplesTests", dependencies: ["AutoCancel", "AutoCancelObjC"]),
     .testTarget(name: "LoopbackHTTPServerTests", dependencies: ["LoopbackHTTPServer"]),
     .testTarget(name: "DemoScenarioTests", dependencies: ["DemoScenario", "LoopbackHTTPServer"]),
   ],
