@@ -15,35 +15,31 @@
     /// `.ownerGone`.
     ///
     /// ```swift
-    /// final class ProfileViewController: UIViewController {
-    ///   func load() {
-    ///     let task = session.dataTask(with: url) { [weak self] data, _, _ in
-    ///       self?.show(data)
-    ///     }
-    ///     autoCancelRequestOnDealloc(task)
-    ///     task.resume()
+    /// final class AvatarLoader: NSObject {
+    ///   func load(_ request: ImageRequest) {
+    ///     request.start()
+    ///     autoCancelRequestOnDealloc(request)
     ///   }
     /// }
     /// ```
     ///
-    /// The work is held strongly until it is finished or cancelled, as `CancelBag.add(_:key:label:)`
-    /// holds it; finish the registration returned when the work completes. Thread-safe; the
-    /// work is cancelled on the thread that releases the object, never under a lock.
+    /// The work is held strongly until it is finished or cancelled, as a `CancelBag` holds it;
+    /// finish the registration returned when the work completes. Thread-safe; the work is
+    /// cancelled on the thread that releases the object, never under a lock.
     ///
-    /// A class that stores a `CancelBag` and conforms to `AutoCancelOwner` keeps its own
-    /// `autoCancel(_:key:label:)`, which goes to that bag, where
-    /// `cancelAll(reason:)` reaches it; this method needs neither.
+    /// A class that is also an `AutoCancelOwner` keeps its `autoCancel(_:key:label:)`, which
+    /// goes to its stored bag; prefer that bag there, as `cancelAll(reason:)` reaches only
+    /// the work in it.
     ///
     /// - Parameters:
     ///   - work: The work to cancel when the object goes away.
     ///   - key: Latest wins: work bound to this object under an equal key is cancelled.
-    ///   - label: A name shown in snapshots and events.
     /// - Returns: The registration: finish it when the work completes, or cancel it alone.
     @discardableResult
     public func autoCancelRequestOnDealloc<Work: AutoCancellable & AnyObject>(
-      _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+      _ work: Work, key: (any Hashable & Sendable)? = nil
     ) -> CancelRegistration {
-      runtimeBinder.bind(work, to: self, key: key, label: label)
+      runtimeBinder.bind(work, to: self, key: key)
     }
 
     /// Binds value-type work (such as a `Task`) to this object: it is cancelled when the
@@ -56,9 +52,9 @@
     /// ```
     @discardableResult
     public func autoCancelRequestOnDealloc<Work: AutoCancellable>(
-      _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+      _ work: Work, key: (any Hashable & Sendable)? = nil
     ) -> CancelRegistration {
-      runtimeBinder.bind(work, to: self, key: key, label: label)
+      runtimeBinder.bind(work, to: self, key: key)
     }
 
     /// Binds a `DispatchWorkItem` to this object: it never runs once the object is
@@ -71,9 +67,9 @@
     /// ```
     @discardableResult
     public func autoCancelRequestOnDealloc(
-      _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil, label: String? = nil
+      _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil
     ) -> CancelRegistration {
-      runtimeBinder.bind(item, to: self, key: key, label: label)
+      runtimeBinder.bind(item, to: self, key: key)
     }
 
     /// Binds a request of any type to this object, as the Objective-C category's

@@ -29,7 +29,7 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
     if let holder = store.holder(of: object) { return holder }
     return creation.withLock {
       if let holder = store.holder(of: object) { return holder }
-      let holder = DeallocHolder(label: String(describing: type(of: object)))
+      let holder = DeallocHolder()
       store.attach(holder, to: object)
       return holder
     }
@@ -38,26 +38,25 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
   /// Binds class work to `object`, held strongly until it is finished or cancelled.
   @discardableResult
   func bind<Work: AutoCancellable & AnyObject>(
-    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)?, label: String?
+    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
   ) -> CancelRegistration {
-    holder(for: object).autoCancel(work, key: key, label: label)
+    holder(for: object).autoCancel(work, key: key)
   }
 
   /// Binds value-type work (such as a `Task`) to `object`.
   @discardableResult
   func bind<Work: AutoCancellable>(
-    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)?, label: String?
+    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
   ) -> CancelRegistration {
-    holder(for: object).autoCancel(work, key: key, label: label)
+    holder(for: object).autoCancel(work, key: key)
   }
 
   /// Binds a `DispatchWorkItem` to `object`.
   @discardableResult
   func bind(
-    _ item: DispatchWorkItem, to object: Store.Object, key: (any Hashable & Sendable)?,
-    label: String?
+    _ item: DispatchWorkItem, to object: Store.Object, key: (any Hashable & Sendable)? = nil
   ) -> CancelRegistration {
-    holder(for: object).autoCancel(item, key: key, label: label)
+    holder(for: object).autoCancel(item, key: key)
   }
 
   /// Binds a request of unknown type, as `autoCancelRequestOnDealloc:` did.

@@ -7,13 +7,8 @@ import AutoCancel
 /// untyped requests are held weakly, as the original category held them. It never refers to the
 /// object it is attached to.
 final class DeallocHolder: AutoCancelOwner, Sendable {
-  let cancelBag: CancelBag
+  let cancelBag = CancelBag()
   let untypedRequests = WeaklyHeldRequests()
-
-  /// - Parameter label: The owner's type, shown in the bag's snapshots and events.
-  init(label: String) {
-    cancelBag = CancelBag(label: label)
-  }
 
   /// Binds an untyped request weakly; `canceller` decides at cancel time whether it can be
   /// cancelled.

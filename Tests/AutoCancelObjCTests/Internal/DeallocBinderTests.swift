@@ -57,11 +57,11 @@ struct DeallocBinderTests {
           switch random.below(3) {
           case 0:
             let probe = Probe()
-            binder.bind(probe, to: object, key: nil, label: nil)
+            binder.bind(probe, to: object)
             probes.withLock { $0.append(probe) }
           case 1:
             let probe = Probe()
-            binder.bind(ValueWork(probe: probe), to: object, key: nil, label: nil)
+            binder.bind(ValueWork(probe: probe), to: object)
             probes.withLock { $0.append(probe) }
           default:
             let request = RespondingRequest()
@@ -92,9 +92,9 @@ struct DeallocBinderTests {
     let valueWork = Probe()
     let item = DispatchWorkItem {}
     let request = RespondingRequest()
-    binder.bind(classWork, to: object!, key: nil, label: nil)
-    binder.bind(ValueWork(probe: valueWork), to: object!, key: nil, label: nil)
-    binder.bind(item, to: object!, key: nil, label: nil)
+    binder.bind(classWork, to: object!)
+    binder.bind(ValueWork(probe: valueWork), to: object!)
+    binder.bind(item, to: object!)
     binder.bindUntyped(request, to: object!)
     #expect(binder.holder(for: object!).cancelBag.count == 4)
     #expect(!item.isCancelled && classWork.cancelCount == 0 && request.cancelCount == 0)
@@ -112,8 +112,8 @@ struct DeallocBinderTests {
     var object: FakeObject? = FakeObject()
     let done = Probe()
     let running = Probe()
-    binder.bind(done, to: object!, key: nil, label: nil).finish()
-    binder.bind(running, to: object!, key: nil, label: nil)
+    binder.bind(done, to: object!).finish()
+    binder.bind(running, to: object!)
     #expect(binder.holder(for: object!).cancelBag.count == 1)
     object = nil
     #expect(done.cancelCount == 0)
@@ -159,11 +159,11 @@ struct DeallocBinderTests {
         switch random.below(4) {
         case 0:
           let probe = Probe()
-          binder.bind(probe, to: object, key: nil, label: nil)
+          binder.bind(probe, to: object)
           kept.withLock { $0.append(probe) }
         case 1:
           let probe = Probe()
-          binder.bind(probe, to: object, key: nil, label: nil).finish()
+          binder.bind(probe, to: object).finish()
           finished.withLock { $0.append(probe) }
         case 2:
           let request = RespondingRequest()

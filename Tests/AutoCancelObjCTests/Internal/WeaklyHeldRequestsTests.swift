@@ -7,7 +7,7 @@ import Testing
 struct WeaklyHeldRequestsTests {
   @Test("do not keep a request alive")
   func requestIsHeldWeakly() {
-    let holder = DeallocHolder(label: "owner")
+    let holder = DeallocHolder()
     let deallocated = Tally()
     holder.autoCancelUntyped(
       RespondingRequest { deallocated.increment() }, canceller: TestCanceller())
@@ -20,7 +20,7 @@ struct WeaklyHeldRequestsTests {
     arguments: StressSeeds.all)
   func finishedRequestsDoNotAccumulate(seed: UInt64) {
     var random = SeededGenerator(seed: seed)
-    var holder: DeallocHolder? = DeallocHolder(label: "owner")
+    var holder: DeallocHolder? = DeallocHolder()
     var alive: [RespondingRequest] = []
     let binds = 10_000
     for _ in 0..<binds {
@@ -41,7 +41,7 @@ struct WeaklyHeldRequestsTests {
 
   @Test("sweep only when the boxes have doubled since the last sweep, never on every add")
   func sweepsWhenTheCountDoubles() {
-    let holder = DeallocHolder(label: "owner")
+    let holder = DeallocHolder()
     let threshold = WeaklyHeldRequests.minimumSweepThreshold
     var alive: [RespondingRequest] = []
     func bindLive(_ count: Int) {
@@ -64,7 +64,7 @@ struct WeaklyHeldRequestsTests {
 
   @Test("cancel a live request only if it responds to cancel")
   func onlyRespondingRequestsAreCancelled() {
-    var holder: DeallocHolder? = DeallocHolder(label: "owner")
+    var holder: DeallocHolder? = DeallocHolder()
     let responding = RespondingRequest()
     let mute = MuteRequest()
     holder!.autoCancelUntyped(responding, canceller: TestCanceller())
