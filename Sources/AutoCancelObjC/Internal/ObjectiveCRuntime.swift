@@ -29,8 +29,14 @@
   struct RespondsToCancel: UntypedCanceller {
     func cancelIfPossible(_ request: AnyObject) {
       let cancel = sel_registerName("cancel")
-      guard let object = request as? NSObjectProtocol, object.responds(to: cancel) else { return }
-      _ = object.perform(cancel)
+      guard let object = request as? NSObjectProtocol, object.responds(to: cancel),
+        let implementation = class_getMethodImplementation(object_getClass(request), cancel)
+      else { return }
+      // Called through its own signature, `-(void)cancel`: `performSelector:` is only defined
+      // for methods that return an object. A proxy's implementation is the runtime's
+      // forwarder, which forwards the message as it is.
+      typealias Cancel = @convention(c) (AnyObject, Selector) -> Void
+      unsafeBitCast(implementation, to: Cancel.self)(request, cancel)
     }
   }
 
