@@ -9,7 +9,7 @@ private final class Screen: NSObject, AutoCancelOwner {
   let cancelBag = CancelBag(label: "Screen")
 }
 
-@Suite("NSObject's autoCancelRequestOnDealloc", .timeLimit(.minutes(1)))
+@Suite("NSObject's autoCancelRequestOnDealloc", timeLimit(minutes: 1))
 struct NSObjectAutoCancelOnDeallocTests {
   @Test("leaves autoCancel of an NSObject that is an AutoCancelOwner going to its stored bag")
   func autoCancelKeepsGoingToTheStoredBag() {

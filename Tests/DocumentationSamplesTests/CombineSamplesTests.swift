@@ -1,7 +1,7 @@
 import AutoCancel
 import Testing
 
-@Suite("The Combine and RxSwift article's models", .timeLimit(.minutes(1)))
+@Suite("The Combine and RxSwift article's models", timeLimit(minutes: 1))
 @MainActor
 struct CombineSamplesTests {
   @Test("the qualified name and the typealias both name AutoCancel's bag")

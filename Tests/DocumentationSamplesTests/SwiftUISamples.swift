@@ -7,7 +7,7 @@ import AutoCancel
   import Combine
 #endif
 #if canImport(Observation)
-  import Observation
+  import Observation  // availability-ok: only declarations marked @available(iOS 17, ...) use it
 #endif
 #if canImport(SwiftUI)
   import SwiftUI

@@ -1,7 +1,7 @@
 import AutoCancel
 import Testing
 
-@Suite("The SwiftUI article's models", .timeLimit(.minutes(1)))
+@Suite("The SwiftUI article's models", timeLimit(minutes: 1))
 @MainActor
 struct SwiftUISamplesTests {
   @Test("SearchViewModel cancels its search when the page disappears, and stays usable")

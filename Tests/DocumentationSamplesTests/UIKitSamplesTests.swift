@@ -1,7 +1,7 @@
 import AutoCancel
 import Testing
 
-@Suite("The UIKit article's view controllers", .timeLimit(.minutes(1)))
+@Suite("The UIKit article's view controllers", timeLimit(minutes: 1))
 @MainActor
 struct UIKitSamplesTests {
   @Test("SearchViewController cancels its search in viewDidDisappear, and stays usable")

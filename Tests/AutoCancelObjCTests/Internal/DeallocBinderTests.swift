@@ -36,7 +36,7 @@ private final class Owner: Sendable {
   }
 }
 
-@Suite("A dealloc binder", .timeLimit(.minutes(2)))
+@Suite("A dealloc binder", timeLimit(minutes: 2))
 struct DeallocBinderTests {
   @Test(
     "attaches exactly one holder when many threads bind to a fresh object at once",

@@ -3,7 +3,7 @@ import Testing
 
 @testable import AutoCancelObjC
 
-@Suite("Weakly held requests", .timeLimit(.minutes(1)))
+@Suite("Weakly held requests", timeLimit(minutes: 1))
 struct WeaklyHeldRequestsTests {
   @Test("do not keep a request alive")
   func requestIsHeldWeakly() {
