@@ -10,7 +10,7 @@ import Foundation
 /// request just bound to it. Here the holder is looked up first (the common case, no lock of
 /// ours), and created and attached under `creation` after a second look, so exactly one holder
 /// is ever attached to an object. Creating it runs no user code, so one lock serves every
-/// object; it is taken once per object.
+/// object; it is taken only while an object has no holder yet.
 final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCanceller>:
   @unchecked Sendable
 {
