@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "AutoCancel", targets: ["AutoCancel"]),
     .library(name: "AutoCancelNetworking", targets: ["AutoCancelNetworking"]),
+    .library(name: "AutoCancelObjC", targets: ["AutoCancelObjC"]),
     .executable(name: "autocancel-demo", targets: ["autocancel-demo"]),
     .executable(name: "autocancel-bench", targets: ["autocancel-bench"]),
   ],
@@ -15,6 +16,9 @@ let package = Package(
     .target(name: "AutoCancel"),
     // URLSession integration.
     .target(name: "AutoCancelNetworking", dependencies: ["AutoCancel"]),
+    // The Objective-C category's one-liner on any NSObject, and its drop-in for Objective-C
+    // callers (Apple platforms; its runtime-free parts build and are tested everywhere).
+    .target(name: "AutoCancelObjC", dependencies: ["AutoCancel"]),
     // A tiny HTTP/1.1 server on 127.0.0.1 for the demo and the tests; not a product.
     .target(name: "LoopbackHTTPServer"),
     // The demo's scenario, measurement and report, shared by the executable and its test.
@@ -48,6 +52,10 @@ let package = Package(
       name: "DemoScenarioTests",
       dependencies: ["DemoScenario", "LoopbackHTTPServer", "AutoCancelTestSupport"]
     ),
+    .testTarget(name: "AutoCancelObjCTests", dependencies: ["AutoCancel", "AutoCancelObjC"]),
+    // The samples of the DocC articles on apps, Combine and Objective-C, compiled and run
+    // (Apple-only ones inside `#if`).
+    .testTarget(name: "DocumentationSamplesTests", dependencies: ["AutoCancel", "AutoCancelObjC"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,75 @@
+import AutoCancel
+import Dispatch
+import Foundation
+
+/// Binds work to any object through the holder attached to it, creating that holder exactly
+/// once.
+///
+/// The original category created its holder without a lock and attached it non-atomically: two
+/// threads binding to a fresh object could each attach one, and the loser's release cancelled a
+/// request just bound to it. Here the holder is looked up first (the common case, no lock of
+/// ours), and created and attached under `creation` after a second look, so exactly one holder
+/// is ever attached to an object. Creating it runs no user code, so one lock serves every
+/// object; it is taken only while an object has no holder yet.
+final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCanceller>:
+  @unchecked Sendable
+{
+  // Safety: `store` and `canceller` are immutable and `Sendable`; `creation` is a lock.
+  let store: Store
+  let canceller: Canceller
+  private let creation = NSLock()
+
+  init(store: Store, canceller: Canceller) {
+    self.store = store
+    self.canceller = canceller
+  }
+
+  /// The holder attached to `object`, attached now if it had none.
+  func holder(for object: Store.Object) -> DeallocHolder {
+    if let holder = store.holder(of: object) { return holder }
+    return creation.withLock {
+      if let holder = store.holder(of: object) { return holder }
+      let holder = DeallocHolder()
+      store.attach(holder, to: object)
+      return holder
+    }
+  }
+
+  /// Binds class work to `object`, held strongly until it is finished or cancelled.
+  @discardableResult
+  func bind<Work: AutoCancellable & AnyObject>(
+    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
+  ) -> CancelRegistration {
+    holder(for: object).autoCancel(work, key: key)
+  }
+
+  /// Binds value-type work (such as a `Task`) to `object`.
+  @discardableResult
+  func bind<Work: AutoCancellable>(
+    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
+  ) -> CancelRegistration {
+    holder(for: object).autoCancel(work, key: key)
+  }
+
+  /// Binds a `DispatchWorkItem` to `object`.
+  @discardableResult
+  func bind(
+    _ item: DispatchWorkItem, to object: Store.Object, key: (any Hashable & Sendable)? = nil
+  ) -> CancelRegistration {
+    holder(for: object).autoCancel(item, key: key)
+  }
+
+  /// Binds a request of unknown type, as `autoCancelRequestOnDealloc:` did.
+  ///
+  /// Work that is ``AutoCancellable`` goes to the bag like any typed work: held strongly, so a
+  /// thin wrapper that nothing else keeps is still cancelled. Anything else is held weakly and
+  /// cancelled only if it can be. Nil is ignored.
+  func bindUntyped(_ request: AnyObject?, to object: Store.Object) {
+    guard let request else { return }
+    if let work = request as? any AutoCancellable & AnyObject {
+      holder(for: object).autoCancel(work)
+    } else {
+      holder(for: object).autoCancelUntyped(request, canceller: canceller)
+    }
+  }
+}

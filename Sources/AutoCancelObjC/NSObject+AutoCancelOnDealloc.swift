@@ -1,0 +1,103 @@
+#if canImport(ObjectiveC)
+  import AutoCancel
+  import Dispatch
+  import ObjectiveC
+
+  extension NSObject {
+    /// Binds `work` to this object: it is cancelled when the object is deallocated, unless it
+    /// finishes first.
+    ///
+    /// The original category's one-liner, on any `NSObject`, with no conformance and no stored
+    /// property. A hidden holder is attached to the object with the Objective-C runtime's
+    /// associated objects the first time anything is bound to it, exactly once even when
+    /// several threads bind at the same moment; the runtime releases it right after the
+    /// object's `dealloc`, and its `CancelBag` then cancels what is in flight, with reason
+    /// `.ownerGone`.
+    ///
+    /// ```swift
+    /// final class AvatarLoader: NSObject {
+    ///   func load(_ request: ImageRequest) {
+    ///     request.start()
+    ///     autoCancelRequestOnDealloc(request)
+    ///   }
+    /// }
+    /// ```
+    ///
+    /// The work is held strongly until it is finished or cancelled, as a `CancelBag` holds it;
+    /// finish the registration returned when the work completes. Thread-safe; the work is
+    /// cancelled on the thread that releases the object, never under a lock.
+    ///
+    /// A class that is also an `AutoCancelOwner` keeps its `autoCancel(_:key:label:)`, which
+    /// goes to its stored bag; prefer that bag there, as `cancelAll(reason:)` reaches only
+    /// the work in it.
+    ///
+    /// - Parameters:
+    ///   - work: The work to cancel when the object goes away.
+    ///   - key: Latest wins: work bound to this object under an equal key is cancelled.
+    /// - Returns: The registration: finish it when the work completes, or cancel it alone.
+    @discardableResult
+    public func autoCancelRequestOnDealloc<Work: AutoCancellable & AnyObject>(
+      _ work: Work, key: (any Hashable & Sendable)? = nil
+    ) -> CancelRegistration {
+      runtimeBinder.bind(work, to: self, key: key)
+    }
+
+    /// Binds value-type work (such as a `Task`) to this object: it is cancelled when the
+    /// object is deallocated, unless it finishes first.
+    ///
+    /// The same as the class form.
+    ///
+    /// ```swift
+    /// autoCancelRequestOnDealloc(Task { try await sync() })
+    /// ```
+    @discardableResult
+    public func autoCancelRequestOnDealloc<Work: AutoCancellable>(
+      _ work: Work, key: (any Hashable & Sendable)? = nil
+    ) -> CancelRegistration {
+      runtimeBinder.bind(work, to: self, key: key)
+    }
+
+    /// Binds a `DispatchWorkItem` to this object: it never runs once the object is
+    /// deallocated.
+    ///
+    /// ```swift
+    /// let save = DispatchWorkItem { store.save() }
+    /// autoCancelRequestOnDealloc(save)
+    /// DispatchQueue.main.asyncAfter(deadline: .now() + 2, execute: save)
+    /// ```
+    @discardableResult
+    public func autoCancelRequestOnDealloc(
+      _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil
+    ) -> CancelRegistration {
+      runtimeBinder.bind(item, to: self, key: key)
+    }
+
+    /// Binds a request of any type to this object, as the Objective-C category's
+    /// `autoCancelRequestOnDealloc:` did: Objective-C call sites keep compiling unchanged.
+    ///
+    /// ```objc
+    /// @import AutoCancelObjC;
+    ///
+    /// [request start];
+    /// [self autoCancelRequestOnDealloc:request];
+    /// ```
+    ///
+    /// When the object is deallocated, the request receives `cancel` only if it responds to
+    /// that selector: a request without it is left alone instead of crashing. A request that
+    /// conforms to `AutoCancellable` in Swift is bound as the typed form binds it, held
+    /// strongly. Any other request is held weakly, as the category held it: once its network
+    /// layer releases it, it is finished, and its trace is swept in amortized constant time.
+    /// A nil request is ignored. Thread-safe.
+    ///
+    /// > Important: Remove the original category when you add this package. Two categories
+    /// > that define one selector on one class are undefined behaviour in Objective-C: either
+    /// > method may run.
+    ///
+    /// - Parameter request: The request; `cancel` is sent to it when the object goes away, if
+    ///   it is still alive and responds to it.
+    @objc(autoCancelRequestOnDealloc:)
+    public func autoCancelObjectiveCRequestOnDealloc(_ request: AnyObject?) {
+      runtimeBinder.bindUntyped(request, to: self)
+    }
+  }
+#endif

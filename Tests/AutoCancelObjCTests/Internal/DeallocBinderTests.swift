@@ -1,0 +1,192 @@
+import AutoCancel
+import Dispatch
+import Testing
+
+@testable import AutoCancelObjC
+
+/// Value-type work, boxed by the bag.
+private struct ValueWork: AutoCancellable {
+  let probe: Probe
+  func cancel() { probe.cancel() }
+  func cancel(reason: CancellationReason) { probe.cancel(reason: reason) }
+}
+
+/// Typed work that nothing but the bag keeps: the thin wrapper the original lost.
+private final class ThinWrapper: AutoCancellable, Sendable {
+  let cancels: Tally
+  init(_ cancels: Tally) { self.cancels = cancels }
+  func cancel() { cancels.increment() }
+}
+
+/// The one strong reference to a test's object, handed to threads through a lock so that
+/// releasing it here releases the object here.
+private final class Owner: Sendable {
+  private let object = Protected<FakeObject?>(FakeObject())
+
+  /// The object, while it is alive.
+  var current: FakeObject { object.current! }
+
+  /// Drops the last reference: the object and its holder are released on this thread.
+  func release() {
+    let last = object.withLock { object in
+      defer { object = nil }
+      return object
+    }
+    withExtendedLifetime(last) {}
+  }
+}
+
+@Suite("A dealloc binder", timeLimit(minutes: 2))
+struct DeallocBinderTests {
+  @Test(
+    "attaches exactly one holder when many threads bind to a fresh object at once",
+    arguments: StressSeeds.all)
+  func attachesOneHolderUnderRaces(seed: UInt64) async {
+    let threads = 8
+    for round in 0..<40 {
+      let binder = makeBinder()
+      let owner = Owner()
+      let holders = Protected<Set<ObjectIdentifier>>([])
+      let probes = Protected<[Probe]>([])
+      let requests = Protected<[RespondingRequest]>([])
+      let roundSeed = SeededGenerator.derive(seed, round)
+      await onThreads(threads) { index in
+        var random = SeededGenerator(seed: SeededGenerator.derive(roundSeed, index))
+        let object = owner.current
+        for _ in 0..<(1 + random.below(4)) {
+          switch random.below(3) {
+          case 0:
+            let probe = Probe()
+            binder.bind(probe, to: object)
+            probes.withLock { $0.append(probe) }
+          case 1:
+            let probe = Probe()
+            binder.bind(ValueWork(probe: probe), to: object)
+            probes.withLock { $0.append(probe) }
+          default:
+            let request = RespondingRequest()
+            binder.bindUntyped(request, to: object)
+            requests.withLock { $0.append(request) }
+          }
+          holders.withLock { _ = $0.insert(ObjectIdentifier(binder.holder(for: object))) }
+        }
+      }
+      let context = "seed \(seed) (replay: AUTOCANCEL_SEED=\(seed)), round \(round)"
+      #expect(binder.store.attachCount == 1, "\(context)")
+      #expect(holders.current.count == 1, "\(context)")
+      // A second holder attached by a losing thread would have been released, cancelling.
+      #expect(probes.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
+      #expect(requests.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
+
+      owner.release()
+      #expect(probes.current.allSatisfy { $0.reasons == [.ownerGone] }, "\(context)")
+      #expect(requests.current.allSatisfy { $0.cancelCount == 1 }, "\(context)")
+    }
+  }
+
+  @Test("cancels what is in flight, exactly once, when its object is released")
+  func releaseCancelsInFlightWorkOnce() {
+    let binder = makeBinder()
+    var object: FakeObject? = FakeObject()
+    let classWork = Probe()
+    let valueWork = Probe()
+    let item = DispatchWorkItem {}
+    let request = RespondingRequest()
+    binder.bind(classWork, to: object!)
+    binder.bind(ValueWork(probe: valueWork), to: object!)
+    binder.bind(item, to: object!)
+    binder.bindUntyped(request, to: object!)
+    #expect(binder.holder(for: object!).cancelBag.count == 4)
+    #expect(!item.isCancelled && classWork.cancelCount == 0 && request.cancelCount == 0)
+
+    object = nil
+    #expect(classWork.reasons == [.ownerGone])
+    #expect(valueWork.reasons == [.ownerGone])
+    #expect(item.isCancelled)
+    #expect(request.cancelCount == 1)
+  }
+
+  @Test("leaves work that finished before its object was released alone")
+  func finishedWorkIsNotCancelled() {
+    let binder = makeBinder()
+    var object: FakeObject? = FakeObject()
+    let done = Probe()
+    let running = Probe()
+    binder.bind(done, to: object!).finish()
+    binder.bind(running, to: object!)
+    #expect(binder.holder(for: object!).cancelBag.count == 1)
+    object = nil
+    #expect(done.cancelCount == 0)
+    #expect(running.reasons == [.ownerGone])
+  }
+
+  @Test("holds an AutoCancellable given to the untyped form strongly, and cancels it")
+  func untypedAutoCancellableIsHeldStrongly() {
+    let binder = makeBinder()
+    var object: FakeObject? = FakeObject()
+    let cancels = Tally()
+    binder.bindUntyped(ThinWrapper(cancels), to: object!)
+    #expect(binder.holder(for: object!).untypedRequests.count == 0)
+    #expect(binder.holder(for: object!).cancelBag.count == 1)
+    object = nil
+    #expect(cancels.count == 1)
+  }
+
+  @Test("attaches nothing for a nil request")
+  func nilRequestIsIgnored() {
+    let binder = makeBinder()
+    let object = FakeObject()
+    binder.bindUntyped(nil, to: object)
+    #expect(binder.store.attachCount == 0)
+    #expect(binder.store.holder(of: object) == nil)
+  }
+
+  @Test(
+    "stays consistent when threads bind, finish and drop work on one object at once",
+    arguments: StressSeeds.all)
+  func concurrentBindsStayConsistent(seed: UInt64) async {
+    let binder = makeBinder()
+    let owner = Owner()
+    let kept = Protected<[Probe]>([])
+    let finished = Protected<[Probe]>([])
+    let keptRequests = Protected<[RespondingRequest]>([])
+    let dropped = Tally()
+    let deallocated = Tally()
+    await onThreads(4) { index in
+      var random = SeededGenerator(seed: SeededGenerator.derive(seed, index))
+      let object = owner.current
+      for _ in 0..<2_000 {
+        switch random.below(4) {
+        case 0:
+          let probe = Probe()
+          binder.bind(probe, to: object)
+          kept.withLock { $0.append(probe) }
+        case 1:
+          let probe = Probe()
+          binder.bind(probe, to: object).finish()
+          finished.withLock { $0.append(probe) }
+        case 2:
+          let request = RespondingRequest()
+          binder.bindUntyped(request, to: object)
+          keptRequests.withLock { $0.append(request) }
+        default:
+          binder.bindUntyped(RespondingRequest { deallocated.increment() }, to: object)
+          dropped.increment()
+        }
+      }
+    }
+    let context = "seed \(seed) (replay: AUTOCANCEL_SEED=\(seed))"
+    // Read through a temporary: a holder kept in a local would outlive the release below.
+    let inBag = binder.holder(for: owner.current).cancelBag.count
+    #expect(binder.store.attachCount == 1, "\(context)")
+    #expect(deallocated.count == dropped.count, "\(context)")
+    let live = kept.current.count + keptRequests.current.count
+    let bound = live + 2 * keptRequests.current.count + WeaklyHeldRequests.minimumSweepThreshold
+    #expect(inBag <= bound, "\(context): \(inBag) in the bag, bound \(bound)")
+
+    owner.release()
+    #expect(kept.current.allSatisfy { $0.reasons == [.ownerGone] }, "\(context)")
+    #expect(finished.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
+    #expect(keptRequests.current.allSatisfy { $0.cancelCount == 1 }, "\(context)")
+  }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// A value shared between threads, guarded by a lock.
+///
+/// Reference semantics: copies share one value. `body` must not call back into the same box.
+final class Protected<Value>: @unchecked Sendable {
+  // Safety: `value` is only touched inside `withLock`, under `lock`.
+  private var value: Value
+  private let lock = NSLock()
+
+  init(_ value: Value) {
+    self.value = value
+  }
+
+  /// Runs `body` with exclusive access to the value.
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+
+  /// A copy of the value.
+  var current: Value { withLock { $0 } }
+}
