@@ -26,8 +26,8 @@ on a usage error.
 
 What it cannot see (it reads text, it does not type-check):
 - APIs that are not in its list below (the list covers the standard library, Concurrency,
-  Synchronization, Observation, regexes and the common Foundation additions of macOS 13+,
-  not SwiftUI, UIKit or the rest of the SDKs).
+  Synchronization, Observation, regexes, Swift Testing's time limits and the common
+  Foundation additions of macOS 13+, not SwiftUI, UIKit or the rest of the SDKs).
 - Uses that do not spell the API's name: inferred types (`let d = clock.now - start` where
   `clock` came from elsewhere), members reached through a typealias, a generic parameter or
   a protocol, and implicit-member literals that it cannot tell apart from older ones
@@ -83,6 +83,8 @@ APIS: list[tuple[str, re.Pattern[str], dict[str, tuple[int, int]]]] = [
         ("Duration literal", r"(?<![\w\)\]\.?!])\.(seconds|milliseconds|microseconds|nanoseconds|attoseconds)\(", SWIFT_5_7),
         ("Duration.formatted", r"\.formatted\(\s*\.(units|time)\(", SWIFT_5_7),
         ("OSAllocatedUnfairLock", r"\bOSAllocatedUnfairLock\b", SWIFT_5_7),
+        # Swift Testing's time limits are built on `Duration`.
+        ("Testing .timeLimit", r"\.timeLimit\(|\bTimeLimitTrait\b", SWIFT_5_7),
         # Regexes (Swift 5.7 runtime).
         ("import RegexBuilder", r"\bimport\s+RegexBuilder\b", SWIFT_5_7),
         ("Regex", r"\b(Regex|RegexComponent)\b", SWIFT_5_7),
