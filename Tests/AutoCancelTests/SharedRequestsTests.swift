@@ -1,7 +1,7 @@
 @testable import AutoCancel
 import Testing
 
-@Suite("Shared requests", .timeLimit(.minutes(1)))
+@Suite("Shared requests", timeLimit(minutes: 1))
 struct SharedRequestsTests {
   /// A request that the test completes, fails, or sees cancelled.
   final class Request: Sendable {

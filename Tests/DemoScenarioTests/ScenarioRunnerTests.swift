@@ -4,7 +4,7 @@ import Testing
 
 @Suite(
   "The demo's scenario, run small, shows AutoCancel stopping what the server sends for gone screens",
-  .timeLimit(.minutes(1)))
+  timeLimit(minutes: 1))
 struct ScenarioRunnerTests {
   /// Two people: one leaves a screen 200 ms in, while its 6 MB download (about 3.8 s at the
   /// server's pace) and a feed whose server thinks for 4 s are in flight; the other stays on

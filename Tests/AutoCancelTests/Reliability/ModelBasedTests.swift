@@ -11,7 +11,7 @@ import Testing
 /// whose failure printed that seed.
 @Suite(
   "A bag does what its reference model says, under random operations", .serialized,
-  .timeLimit(.minutes(1)))
+  timeLimit(minutes: 1))
 struct ModelBasedTests {
   static let singleThreadedOperationsPerRun = 10_000
   static let threads = 4
