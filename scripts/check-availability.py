@@ -32,6 +32,8 @@ What it cannot see (it reads text, it does not type-check):
   `clock` came from elsewhere), members reached through a typealias, a generic parameter or
   a protocol, and implicit-member literals that it cannot tell apart from older ones
   (`.seconds(1)` is taken as a `Duration` unless the line speaks of Dispatch).
+- The project's own declarations marked `@available` (such as a test clock): using them from
+  unannotated code is not reported, only their uses of the listed APIs are.
 - `String.contains`/`split(separator:)` with a string argument need macOS 13 only when the
   module does not see Foundation; the check looks for `import Foundation` in the target's
   directory, and only recognises string-literal arguments.
