@@ -128,7 +128,7 @@ package struct ScenarioRunner: Sendable {
 
   /// No URL cache: nothing here is worth caching, and both runs should hit the server for
   /// every request. (AutoCancelNetworking would keep cancelling safe with a cache too; a raw
-  /// `URLSessionTask.cancel()` on Linux would not, see issue 3.)
+  /// `URLSessionTask.cancel()` on Linux would not, see `CancelSafeURLCache`.)
   ///
   /// `Connection: close`: a connection per request, so when every request has ended every
   /// connection closes, which tells the run the server's records are final (URLSession on
