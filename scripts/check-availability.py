@@ -2,6 +2,7 @@
 """Check that Swift sources use nothing newer than the package's Apple floors.
 
 Usage: scripts/check-availability.py [PATH ...]      (default: Sources Tests)
+       scripts/check-availability.py --self-test    (runs the check on a built-in sample)
 
 The package declares iOS 15, macOS 12, tvOS 15 and watchOS 8 (and, by SwiftPM's default,
 visionOS 1) for every target, and `swift-tools-version:6.0`, so that every Xcode 16 user can
@@ -472,7 +473,81 @@ def module_of(path: str) -> str:
     return os.path.dirname(path)
 
 
+# A sample with one expected finding per line marked `// finds: <API>`, so that CI sees the
+# check fail where it must (and pass where it must) before trusting its silence.
+SELF_TEST = """\
+import Dispatch
+let s = "Duration in a string, \\(Duration.seconds(1))"  // finds: Duration
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+extension Int {
+  func f() -> Duration { .seconds(1) }
+  struct Inner { var d: Duration }
+}
+@available(macOS 13, *)
+func g() -> Duration { .zero }  // finds: Duration
+func h() async {
+  if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
+    try? await Task.sleep(for: .seconds(1))
+  } else {
+    try? await Task.sleep(for: .seconds(1))  // finds: Task.sleep(for:), Duration literal
+  }
+  guard #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) else {
+    _ = ContinuousClock.now  // finds: ContinuousClock
+    return
+  }
+  _ = ContinuousClock.now
+  DispatchQueue.main.asyncAfter(deadline: .now() + .seconds(1)) {}
+}
+#if os(Linux)
+  let linuxOnly = Mutex(1)
+#else
+  let appleOnly = ContinuousClock()  // finds: ContinuousClock
+#endif
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+let tooLow = Mutex(1)  // finds: Mutex
+let excused = Mutex(1)  // availability-ok: sample of the escape hatch
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+struct S {
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+  func k() { _ = Mutex(1) }
+  func l(
+    a: Int
+  ) { _ = Duration.zero }
+}
+func n() -> Bool { "abc".contains("bc") || "a".contains("b") }  // finds: String.contains/split with a String (no Foundation in module)
+func o() { weak let w = C() }  // finds: weak let (Swift 6.2)
+@Suite(.timeLimit(.minutes(1))) struct T {}  // finds: Testing .timeLimit
+"""
+
+
+def self_test() -> int:
+    import tempfile
+
+    expected = set()
+    for number, line in enumerate(SELF_TEST.split("\n"), start=1):
+        m = re.search(r"// finds: (.*)$", line)
+        if m:
+            expected |= {(number, api.strip()) for api in re.split(r", (?=[A-Z@w])", m.group(1))}
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "Sources", "Sample", "Sample.swift")
+        os.makedirs(os.path.dirname(path))
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(SELF_TEST)
+        found = {(f.line, f.api) for f in check_file(path, module_has_foundation=False)}
+    if found != expected:
+        print("check-availability self-test FAILED", file=sys.stderr)
+        for line, api in sorted(expected - found):
+            print(f"  missed   line {line}: {api}", file=sys.stderr)
+        for line, api in sorted(found - expected):
+            print(f"  spurious line {line}: {api}", file=sys.stderr)
+        return 1
+    print(f"self-test: {len(expected)} expected findings, nothing else.")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[1:] == ["--self-test"]:
+        return self_test()
     roots = argv[1:] or ["Sources", "Tests"]
     missing = [r for r in roots if not os.path.exists(r)]
     if missing:
