@@ -170,7 +170,8 @@ struct CancellationReasonScopeTests {
     let bag = CancelBag()
     let reasons = bag.task(key: "k") {
       () async -> (CancellationReason?, CancellationReason?) in
-      try? await Task.sleep(nanoseconds: 3_600_000_000_000)  // cut short when a newer task takes the key
+      // An hour, cut short when a newer task takes the key.
+      try? await Task.sleep(nanoseconds: 3_600_000_000_000)
       let outer = CancellationReason.current
       let inner = await Task { CancellationReason.current }.value
       return (outer, inner)
