@@ -40,12 +40,11 @@ package struct ScenarioRunner: Sendable {
     defer { session.invalidateAndCancel() }
     let state = RunState()
     let exits = Locked<[ScreenExit]>([])
-    let clock = ContinuousClock()
-    let start = clock.now
+    let start = DispatchTime.now()
     let snapshot: @Sendable (Bool) -> RunProgress = { [plan] finished in
       let counts = state.counts
       return RunProgress(
-        mode: mode, elapsedSeconds: Self.seconds(clock.now - start),
+        mode: mode, elapsedSeconds: Self.seconds(since: start),
         screensLeft: counts.screensLeft, screens: plan.screens.count,
         requestsEnded: counts.ended, requests: plan.requestCount,
         bytesSent: server.records.reduce(0) { $0 + $1.bytesSent }, isFinished: finished)
@@ -54,7 +53,7 @@ package struct ScenarioRunner: Sendable {
       Task {
         while !Task.isCancelled {
           report(snapshot(false))
-          try? await Task.sleep(for: .milliseconds(100))
+          try? await Task.sleep(nanoseconds: 100_000_000)
         }
       }
     }
@@ -62,7 +61,8 @@ package struct ScenarioRunner: Sendable {
     await withTaskGroup(of: Void.self) { group in
       for person in 0..<plan.people {
         group.addTask { [plan] in
-          try? await Task.sleep(for: .milliseconds(person * plan.personStaggerMilliseconds))
+          try? await Task.sleep(
+            nanoseconds: UInt64(person * plan.personStaggerMilliseconds) * 1_000_000)
           for screen in plan.screens(of: person) {
             let exit = await Self.visit(
               screen, mode: mode, session: session, server: server, state: state)
@@ -76,7 +76,7 @@ package struct ScenarioRunner: Sendable {
     // carry `Connection: close`), so no request can still reach the server or change.
     await state.waitUntilEnded(Set(plan.requests.map(\.id)))
     _ = await server.waitForConnections(timeout: 60) { $0.open == 0 }
-    let durationSeconds = Self.seconds(clock.now - start)
+    let durationSeconds = Self.seconds(since: start)
 
     ticker?.cancel()
     await ticker?.value
@@ -95,13 +95,17 @@ package struct ScenarioRunner: Sendable {
     _ plan: ScreenPlan, mode: BindingMode, session: URLSession, server: LoopbackHTTPServer,
     state: RunState
   ) async -> ScreenExit {
-    let openedAt = ContinuousClock.now
+    let openedAt = DispatchTime.now()
     let screen = Screen(plan: plan)
     state.screenOpened()
     screen.open(mode, session: session, server: server, state: state)
     switch plan.departure {
     case .leaveAfter(let milliseconds):
-      try? await Task.sleep(until: openedAt + .milliseconds(milliseconds), clock: .continuous)
+      let leaveAt = openedAt + DispatchTimeInterval.milliseconds(milliseconds)
+      let now = DispatchTime.now()
+      if now < leaveAt {
+        try? await Task.sleep(nanoseconds: leaveAt.uptimeNanoseconds - now.uptimeNanoseconds)
+      }
     case .stayUntilLoaded:
       await state.waitUntilEnded(Set(plan.requests.map(\.id)))
     }
@@ -125,7 +129,7 @@ package struct ScenarioRunner: Sendable {
 
   /// No URL cache: nothing here is worth caching, and both runs should hit the server for
   /// every request. (AutoCancelNetworking would keep cancelling safe with a cache too; a raw
-  /// `URLSessionTask.cancel()` on Linux would not, see issue 3.)
+  /// `URLSessionTask.cancel()` on Linux would not, see `CancelSafeURLCache`.)
   ///
   /// `Connection: close`: a connection per request, so when every request has ended every
   /// connection closes, which tells the run the server's records are final (URLSession on
@@ -139,8 +143,8 @@ package struct ScenarioRunner: Sendable {
     return URLSession(configuration: configuration)
   }
 
-  private static func seconds(_ duration: Duration) -> Double {
-    let (seconds, attoseconds) = duration.components
-    return Double(seconds) + Double(attoseconds) / 1e18
+  /// Seconds from `start` to now, on the monotonic clock that `ScreenExit` uses too.
+  private static func seconds(since start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
   }
 }

@@ -30,7 +30,7 @@ private func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
   return left ? text + padding : padding + text
 }
 
-/// Renders the scenario reports as tables, or as the JSON object of issue 6.
+/// Renders the scenario reports as tables, or as one JSON object (`--json`).
 enum Report {
   static func table(_ reports: [ScenarioReport], plan: RunPlan) -> String {
     var out = ""

@@ -23,7 +23,7 @@ struct RunPlan {
   var s5Live = 1_000_000
   var originS5Live = 10_000
   var s6Launches = 20_000
-  /// Requests whose owner goes away mid-transfer, for S7 (issue 3 asks for at least 200).
+  /// Requests whose owner goes away mid-transfer, for S7 (at least 200, so that its p99 means something).
   var s7Requests = 300
   /// Heap figures barely move between repetitions: S5 runs at most this many.
   var heapRepetitions = 3

@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-// `swift run -c release autocancel-bench [--json] [--quick] [--help]` (issue 6).
+// `swift run -c release autocancel-bench [--json] [--quick] [--help]`.
 
 func printError(_ text: String) {
   let line = text + "\n"

@@ -11,7 +11,7 @@ import Testing
 /// The load that crashes raw `cancel()` on a session with a URL cache in most runs on Linux
 /// (see the "Cancelling URLSession work" article): fifty concurrent 2 KB requests, half of
 /// them cancelled from another thread right after `resume()`, ten rounds.
-@Suite("Cancelling under load on sessions with a cache", .timeLimit(.minutes(1)))
+@Suite("Cancelling under load on sessions with a cache", timeLimit(minutes: 1))
 struct CancellationLoadTests {
   let server: TestServer
 

@@ -9,7 +9,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("Shared URLSession requests", .timeLimit(.minutes(1)))
+@Suite("Shared URLSession requests", timeLimit(minutes: 1))
 struct SharedRequestsURLSessionTests {
   /// A slow body: long enough that callers can join, leave and be seen leaving mid-transfer.
   static func slowRequest(

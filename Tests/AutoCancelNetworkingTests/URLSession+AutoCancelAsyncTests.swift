@@ -9,7 +9,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("Async URLSession calls bound to a bag", .timeLimit(.minutes(1)))
+@Suite("Async URLSession calls bound to a bag", timeLimit(minutes: 1))
 struct URLSessionAutoCancelAsyncTests {
   let server: TestServer
 

@@ -9,7 +9,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("Streamed URLSession bodies bound to a bag", .timeLimit(.minutes(1)))
+@Suite("Streamed URLSession bodies bound to a bag", timeLimit(minutes: 1))
 struct URLSessionAutoCancelStreamTests {
   let server: TestServer
 

@@ -11,7 +11,7 @@ import Testing
 
 @Suite(
   "URLSession tasks bound to a bag report once and stop the server when cancelled",
-  .timeLimit(.minutes(1)))
+  timeLimit(minutes: 1))
 struct URLSessionAutoCancelTests {
   let server: TestServer
 

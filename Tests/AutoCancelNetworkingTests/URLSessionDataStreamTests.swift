@@ -8,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("A streamed body", .timeLimit(.minutes(1)))
+@Suite("A streamed body", timeLimit(minutes: 1))
 struct URLSessionDataStreamTests {
   @Test("stops the transfer at the server when the loop is left, even while the body is kept")
   func leavingTheLoopStopsTheTransfer() async throws {
@@ -52,7 +52,7 @@ struct URLSessionDataStreamTests {
   }
 }
 
-@Suite("A data task made on an ended bag", .timeLimit(.minutes(1)))
+@Suite("A data task made on an ended bag", timeLimit(minutes: 1))
 struct EndedBagDataTaskTests {
   @Test("is cancelled before it is returned, so resume() sends nothing")
   func neverSent() async throws {

@@ -9,7 +9,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("Raw URLSession tasks and operations in a bag", .timeLimit(.minutes(1)))
+@Suite("Raw URLSession tasks and operations in a bag", timeLimit(minutes: 1))
 struct URLSessionTaskAutoCancellableTests {
   @Test("a raw task is cancelled without blocking when its owner goes away mid-download")
   func rawTaskCancelled() async throws {

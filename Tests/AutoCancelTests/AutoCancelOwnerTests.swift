@@ -29,7 +29,7 @@ private final class FeedScreen: AutoCancelOwner {
   }
 }
 
-@Suite("An AutoCancelOwner", .timeLimit(.minutes(1)))
+@Suite("An AutoCancelOwner", timeLimit(minutes: 1))
 struct AutoCancelOwnerTests {
   @Test("binds class work to its lifetime with autoCancel")
   func autoCancelBindsClassWork() {
@@ -89,7 +89,8 @@ struct AutoCancelOwnerTests {
     let started = Signal()
     let reasonInLoad = Protected<CancellationReason?>(nil)
     var screen: FeedScreen? = FeedScreen()
-    weak let weakScreen = screen
+    weak var weakScreen: FeedScreen?
+    weakScreen = screen
     let task = screen!.reload {
       started.fire()
       await suspendUntilCancelled()
@@ -141,7 +142,7 @@ private final class CapturingScreen: AutoCancelOwner, Sendable {
   }
 }
 
-@Suite("The retain-cycle trap", .timeLimit(.minutes(1)))
+@Suite("The retain-cycle trap", timeLimit(minutes: 1))
 struct RetainCycleTrapTests {
   @Test("a task that captures its owner strongly keeps the owner alive until the task completes")
   func strongCaptureKeepsTheOwnerAlive() async {
@@ -149,7 +150,8 @@ struct RetainCycleTrapTests {
     let deinitialized = Signal()
     let gate = Signal()
     var screen: CapturingScreen? = CapturingScreen(events: events, deinitialized: deinitialized)
-    weak let weakScreen = screen
+    weak var weakScreen: CapturingScreen?
+    weakScreen = screen
     var task: Task<Void, Never>? = screen!.loadCapturingSelfStrongly(until: gate)
 
     screen = nil  // the screen is "closed"…
@@ -169,7 +171,8 @@ struct RetainCycleTrapTests {
     let deinitialized = Signal()
     let started = Signal()
     var screen: CapturingScreen? = CapturingScreen(events: events, deinitialized: deinitialized)
-    weak let weakScreen = screen
+    weak var weakScreen: CapturingScreen?
+    weakScreen = screen
     let task = screen!.loadCapturingSelfWeakly(started: started)
     await started.wait()
 

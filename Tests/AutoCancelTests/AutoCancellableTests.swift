@@ -2,7 +2,7 @@ import AutoCancelTestSupport
 import AutoCancel
 import Testing
 
-@Suite("AutoCancellable", .timeLimit(.minutes(1)))
+@Suite("AutoCancellable", timeLimit(minutes: 1))
 struct AutoCancellableTests {
   @Test("needs only cancel(): the default cancel(reason:) calls it")
   func defaultCancelReasonCallsCancel() {

@@ -1,8 +1,9 @@
 @testable import AutoCancel
 import Testing
 
-@Suite("Deadlines", .timeLimit(.minutes(1)))
+@Suite("Deadlines", timeLimit(minutes: 1))
 struct DeadlineTests {
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("cancel work still in flight at its timeout, with reason timedOut")
   func itemTimeout() async {
     let clock = ManualClock()
@@ -17,6 +18,7 @@ struct DeadlineTests {
     #expect(bag.count == 0)
   }
 
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("stop their timer when the work finishes first")
   func finishStopsTimer() async {
     let clock = ManualClock()
@@ -31,6 +33,7 @@ struct DeadlineTests {
     #expect(work.reasons.isEmpty)
   }
 
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("stop their timer when the work is cancelled first")
   func cancelStopsTimer() async {
     let clock = ManualClock()
@@ -43,6 +46,7 @@ struct DeadlineTests {
     #expect(work.reasons == [.explicit])
   }
 
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("end the bag with reason timedOut at the bag's deadline, and cancel later work")
   func bagDeadline() async {
     let clock = ManualClock()
@@ -59,6 +63,7 @@ struct DeadlineTests {
     #expect(late.reasons == [.timedOut])
   }
 
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("of a bag stop when the bag ends first, and a new deadline replaces the old")
   func bagDeadlineStops() async {
     let clock = ManualClock()
@@ -74,6 +79,7 @@ struct DeadlineTests {
     #expect(bag.endReason == .explicit)
   }
 
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("racing the bag's end leave every item cancelled exactly once", arguments: 0..<20)
   func deadlineRacesEnd(round: Int) async {
     let clock = ManualClock()
@@ -90,6 +96,7 @@ struct DeadlineTests {
     #expect(works.allSatisfy { $0.reasons == [reason!] })
   }
 
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("of a bag task cancel it with reason timedOut, visible inside the task")
   func taskTimeout() async {
     let bag = CancelBag()

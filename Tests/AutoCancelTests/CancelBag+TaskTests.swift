@@ -8,7 +8,7 @@ private final class MainActorCounter {
   var value = 0
 }
 
-@Suite("A task launched by a CancelBag", .timeLimit(.minutes(1)))
+@Suite("A task launched by a CancelBag", timeLimit(minutes: 1))
 struct CancelBagTaskTests {
   @Test("is registered in the bag before it starts")
   func registeredBeforeItStarts() async throws {
@@ -164,14 +164,15 @@ struct CancelBagTaskTests {
   }
 }
 
-@Suite("The reason of a bag task", .timeLimit(.minutes(1)))
+@Suite("The reason of a bag task", timeLimit(minutes: 1))
 struct CancellationReasonScopeTests {
   @Test("does not leak into an unstructured task made inside it that nobody cancelled")
   func doesNotLeakIntoUnstructuredTasks() async {
     let bag = CancelBag()
     let reasons = bag.task(key: "k") {
       () async -> (CancellationReason?, CancellationReason?) in
-      try? await Task.sleep(for: .seconds(3600))  // cut short when a newer task takes the key
+      // An hour, cut short when a newer task takes the key.
+      try? await Task.sleep(nanoseconds: 3_600_000_000_000)
       let outer = CancellationReason.current
       let inner = await Task { CancellationReason.current }.value
       return (outer, inner)

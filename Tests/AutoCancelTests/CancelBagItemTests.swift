@@ -3,7 +3,7 @@ import AutoCancel
 import Dispatch
 import Testing
 
-@Suite("A CancelBag's snapshot and debugDescription", .timeLimit(.minutes(1)))
+@Suite("A CancelBag's snapshot and debugDescription", timeLimit(minutes: 1))
 struct CancelBagItemTests {
   @Test("lists the work in flight oldest first, with increasing ids, even after slot reuse")
   func oldestFirst() {

@@ -106,7 +106,7 @@ private func finish(_ item: (id: Int, registration: CancelRegistration), ledger:
   FinishingItem.$id.withValue(item.id) { item.registration.finish() }
 }
 
-@Suite("A CancelBag under concurrent stress", .serialized, .timeLimit(.minutes(1)))
+@Suite("A CancelBag under concurrent stress", .serialized, timeLimit(minutes: 1))
 struct CancelBagStressTests {
   static let threads = 4
   static let stepsPerThread = StressScale.underThreadSanitizer ? 2_000 : 5_000

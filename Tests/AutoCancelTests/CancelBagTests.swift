@@ -8,7 +8,7 @@ private final class Screen: AutoCancelOwner, Sendable {
   let cancelBag = CancelBag(label: "Screen")
 }
 
-@Suite("A CancelBag", .timeLimit(.minutes(1)))
+@Suite("A CancelBag", timeLimit(minutes: 1))
 struct CancelBagTests {
   // MARK: Counting and ending
 
@@ -58,7 +58,8 @@ struct CancelBagTests {
     let probe = Probe()
     let started = Signal()
     var screen: Screen? = Screen()
-    weak let weakScreen = screen
+    weak var weakScreen: Screen?
+    weakScreen = screen
     screen!.autoCancel(probe)
     let task = screen!.cancelBag.task {
       started.fire()
@@ -77,7 +78,8 @@ struct CancelBagTests {
     let probe = Probe()
     let started = Signal()
     var bag: CancelBag? = CancelBag()
-    weak let weakBag = bag
+    weak var weakBag: CancelBag?
+    weakBag = bag
     let registration = bag!.add(probe)
     let copy = registration
     let task = bag!.task {
@@ -289,7 +291,7 @@ struct CancelBagTests {
 
 /// Its own suite: a million cycles of an unoptimized debug build take seconds, more on a
 /// loaded machine, and it is synchronous, so it gets a roomier time limit than the rest.
-@Suite("A long-lived CancelBag", .timeLimit(.minutes(5)))
+@Suite("A long-lived CancelBag", timeLimit(minutes: 5))
 struct CancelBagMemoryTests {
   @Test("leaves no trace of 1,000,000 finished items: count, snapshot and memory stay flat")
   func finishedWorkLeavesNoTrace() async {

@@ -2,7 +2,7 @@ import AutoCancelTestSupport
 @testable import AutoCancel
 import Testing
 
-@Suite("Shared requests", .timeLimit(.minutes(1)))
+@Suite("Shared requests", timeLimit(minutes: 1))
 struct SharedRequestsTests {
   /// A request that the test completes, fails, or sees cancelled.
   final class Request: Sendable {

@@ -4,7 +4,7 @@ import Testing
 
 @Suite(
   "The demo's scenario, run small, shows AutoCancel stopping what the server sends for gone screens",
-  .timeLimit(.minutes(3)))
+  timeLimit(minutes: 3))
 struct ScenarioRunnerTests {
   /// Two people: one leaves a screen 200 ms in, while its 64 MB download (about 40 s at the
   /// server's pace) and a feed whose server thinks for 40 s are in flight; the other stays

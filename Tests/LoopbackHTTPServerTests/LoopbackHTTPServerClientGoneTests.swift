@@ -10,7 +10,7 @@ import Testing
 
 @Suite(
   "LoopbackHTTPServer notices at once when a client goes away and sends nothing more",
-  .timeLimit(.minutes(1)))
+  timeLimit(minutes: 1))
 struct LoopbackHTTPServerClientGoneTests {
   /// One chunk, then a minute before the next: the record can only finish within the test's
   /// wait if the server watches the socket between chunks instead of waiting for its next write.

@@ -5,7 +5,7 @@ import Testing
 
 @Suite(
   "LoopbackHTTPServer handles many clients and stops cleanly, leaving no socket behind",
-  .timeLimit(.minutes(1)))
+  timeLimit(minutes: 1))
 struct LoopbackHTTPServerLifecycleTests {
   @Test func threeHundredConcurrentConnectionsAreServedAndAllClosed() async throws {
     let server = try startedServer()

@@ -14,7 +14,7 @@ func startedServer() throws -> LoopbackHTTPServer {
 }
 
 @Suite(
-  "LoopbackHTTPServer serves each route and accounts for every request", .timeLimit(.minutes(1)))
+  "LoopbackHTTPServer serves each route and accounts for every request", timeLimit(minutes: 1))
 struct LoopbackHTTPServerTests {
   @Test func bytesReturnsExactlyTheRequestedSizeAndRecordsItAsCompleted() async throws {
     let server = try startedServer()

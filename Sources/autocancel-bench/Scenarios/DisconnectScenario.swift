@@ -8,7 +8,7 @@ import LoopbackHTTPServer
   import FoundationNetworking
 #endif
 
-/// S7 (issue 3): how long after an owner goes away the server sees its request's client leave.
+/// S7: how long after an owner goes away the server sees its request's client leave.
 ///
 /// Each request streams a large body slowly from the loopback server; once the server has
 /// sent its first bytes, the owner holding the request's bag is released, and the latency is

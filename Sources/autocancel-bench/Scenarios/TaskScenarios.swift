@@ -3,7 +3,6 @@ import AutoCancel
 /// S6: launch a task and await its completion, `count` times; total nanoseconds.
 enum TaskScenarios {
   /// `bag.task { }` then `await value`: the launcher registers and finishes by itself.
-  @concurrent
   static func bagTask(count: Int) async -> Double {
     let bag = CancelBag()
     let watch = Stopwatch()
@@ -16,7 +15,6 @@ enum TaskScenarios {
   }
 
   /// A bare `Task { }` then `await value`, from the same (nonisolated) context.
-  @concurrent
   static func bareTask(count: Int) async -> Double {
     let watch = Stopwatch()
     for _ in 0..<count {

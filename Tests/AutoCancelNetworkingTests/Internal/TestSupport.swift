@@ -85,7 +85,7 @@ func collect(_ count: Int, from stream: AsyncStream<Int>, watchdog seconds: Doub
       return seen
     }
     group.addTask {
-      try? await Task.sleep(for: .seconds(seconds))
+      try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
       return nil
     }
     var result = 0

@@ -7,7 +7,7 @@ import Testing
 /// Work that misbehaves in every way the contract allows: blocks in `cancel`, calls back into
 /// its bag, cancels other work, lets the bag's owner go, or hops to the main thread.
 @Suite(
-  "A bag stays correct when its work misbehaves while being cancelled", .timeLimit(.minutes(1)))
+  "A bag stays correct when its work misbehaves while being cancelled", timeLimit(minutes: 1))
 struct FaultInjectionTests {
   // MARK: Blocking cancels
 
@@ -90,7 +90,8 @@ struct FaultInjectionTests {
   func registrationsStayUsableWhileTheOwnersDeinitBlocks() async throws {
     let (entered, release) = (Gate(), Gate())
     let owner = Shared<ModelOwner?>(ModelOwner())
-    weak let weakOwner = owner.current
+    weak var weakOwner: ModelOwner?
+    weakOwner = owner.current
     let records = (0..<3).map { ItemRecord(id: $0) }
     let registrations = owner.withLock { owner in
       [
@@ -253,7 +254,8 @@ struct FaultInjectionTests {
   @Test("an owner's deinit may run inside another bag's cancel")
   func ownerDeinitRunsInsideAnotherBagsCancel() {
     let holder = Shared<ModelOwner?>(ModelOwner())
-    weak let weakOwner = holder.current
+    weak var weakOwner: ModelOwner?
+    weakOwner = holder.current
     let records = (0..<2).map { ItemRecord(id: $0) }
     holder.withLock { owner in
       for record in records { owner!.autoCancel(RecordedWork(record)) }
@@ -275,7 +277,8 @@ struct FaultInjectionTests {
   @Test("an owner's deinit may run inside the cancel of one of its own items")
   func ownerDeinitRunsInsideItsOwnItemsCancel() {
     let holder = Shared<ModelOwner?>(ModelOwner())
-    weak let weakOwner = holder.current
+    weak var weakOwner: ModelOwner?
+    weakOwner = holder.current
     let records = (0..<3).map { ItemRecord(id: $0) }
     let registration = holder.withLock { owner in
       owner!.autoCancel(RecordedWork(records[0]))

@@ -21,7 +21,7 @@ struct FaultStormTests {
 
   @Test(
     "random re-entrant cancels on several threads end each item once",
-    .timeLimit(.minutes(1)), arguments: ReliabilityConfig.seeds(count: 4))
+    timeLimit(minutes: 1), arguments: ReliabilityConfig.seeds(count: 4))
   func stormEndsEveryItemOnce(seed: UInt64) async throws {
     print("fault storm: seed \(seed) (replay: AUTOCANCEL_SEED=\(seed))")
     let bag = CancelBag(label: "storm")

@@ -5,7 +5,7 @@ import Testing
 
 /// Nothing outlives its use: the owner, the bag, and every work item are freed once the bag
 /// ended, whatever registrations the app kept.
-@Suite("A bag frees its owner, itself and its work once it has ended", .timeLimit(.minutes(1)))
+@Suite("A bag frees its owner, itself and its work once it has ended", timeLimit(minutes: 1))
 struct LeakTests {
   /// Something work holds on to, to see when the work itself is freed.
   final class Payload: Sendable {}
@@ -60,8 +60,10 @@ struct LeakTests {
   @Test("the owner, its bag and every work item are freed when the owner goes away")
   func ownerBagAndWorkAreFreedWithTheOwner() {
     var owner: ModelOwner? = ModelOwner()
-    weak let weakOwner = owner
-    weak let weakBag = owner?.cancelBag
+    weak var weakOwner: ModelOwner?
+    weakOwner = owner
+    weak var weakBag: CancelBag?
+    weakBag = owner?.cancelBag
     let (payloads, registrations) = Self.fill(owner!.cancelBag, key: "k")
     #expect(payloads.allSatisfy { $0.object != nil })
     owner = nil
@@ -122,14 +124,16 @@ struct LeakTests {
   @Test("a task launched by the bag frees what it captured once the bag ends and it returns")
   func bagTaskFreesItsCaptures() async {
     var owner: ModelOwner? = ModelOwner()
-    weak let weakOwner = owner
+    weak var weakOwner: ModelOwner?
+    weakOwner = owner
     let payload = Payload()
-    weak let weakPayload = payload
+    weak var weakPayload: Payload?
+    weakPayload = payload
     let started = Gate()
     let task = owner!.cancelBag.task { [payload] in
       started.open()
       // Runs until cancelled: the bag's end must stop it.
-      try? await Task.sleep(for: .seconds(3_600))
+      try? await Task.sleep(nanoseconds: 3_600_000_000_000)
       _ = payload
     }
     _ = consume payload

@@ -1,7 +1,7 @@
 import AutoCancel
 import Testing
 
-/// The model-based randomized tests of issue 7: the real bag against a reference model.
+/// Model-based randomized tests: the real bag against a reference model.
 ///
 /// Sizes: `AUTOCANCEL_RELIABILITY_OPS` operations in all (default 1,000,000; 50,000 under
 /// ThreadSanitizer, 100,000 under AddressSanitizer), 30% in single-threaded runs and 70% in
@@ -11,7 +11,7 @@ import Testing
 /// whose failure printed that seed.
 @Suite(
   "A bag does what its reference model says, under random operations", .serialized,
-  .timeLimit(.minutes(1)))
+  timeLimit(minutes: 1))
 struct ModelBasedTests {
   static let singleThreadedOperationsPerRun = 10_000
   static let threads = 4

@@ -60,7 +60,8 @@ struct ConcurrentRun {
 
     let events = EventLog()
     let holder = Shared<CancelBag?>(CancelBag(label: "concurrent"))
-    weak let weakBag = holder.current
+    weak var weakBag: CancelBag?
+    weakBag = holder.current
     holder.current!.observe { events.record($0) }
     let logs = Shared<[ThreadLog]>(Array(repeating: ThreadLog(), count: threads))
 

@@ -315,7 +315,8 @@ struct SingleThreadedRun {
   /// Releases the last reference to a bag: its deinit ends it with `.ownerGone`.
   private mutating func drop(_ member: Member) throws {
     operation = .drop(member)
-    weak let dropped = front(member)
+    weak var dropped: CancelBag?
+    dropped = front(member)
     switch member {
     case .main: owner = nil
     case .child: child = nil

@@ -1,0 +1,582 @@
+#!/usr/bin/env python3
+"""Check that Swift sources use nothing newer than the package's Apple floors.
+
+Usage: scripts/check-availability.py [PATH ...]      (default: Sources Tests)
+       scripts/check-availability.py --self-test    (runs the check on a built-in sample)
+
+The package declares iOS 15, macOS 12, tvOS 15 and watchOS 8 (and, by SwiftPM's default,
+visionOS 1) for every target, and `swift-tools-version:6.0`, so that every Xcode 16 user can
+build it. CI runs on Linux, where the compiler enforces neither: availability is only checked
+when compiling for an Apple platform, and the Linux toolchain is newer than 6.0. This script
+is the check that can run here. It lists Swift and Foundation APIs introduced after the
+floors and reports every use that no availability condition covers:
+
+- `@available(...)` on the enclosing declaration, extension or type (any nesting depth);
+- `if #available(...) { ... }` around the use, or `guard #available(...) else { ... }`
+  earlier in the same block.
+
+An annotation covers a use only if it raises every Apple platform to the API's version, or
+marks the platform unavailable: `@available(macOS 13, *)` does not cover `Duration` on iOS.
+It also reports syntax that needs a newer compiler than tools version 6.0 (`weak let`,
+`@concurrent`, `nonisolated(nonsending)`, raw identifiers, trailing commas in argument lists);
+no annotation covers those.
+
+A line that is a false positive can say so with a trailing `// availability-ok: <reason>`.
+Exit status: 0 when nothing is found, 1 with findings (file:line: API, needed versions), 2
+on a usage error.
+
+What it cannot see (it reads text, it does not type-check):
+- APIs that are not in its list below (the list covers the standard library, Concurrency,
+  Synchronization, Observation, regexes, Swift Testing's time limits and the common
+  Foundation additions of macOS 13+, not SwiftUI, UIKit or the rest of the SDKs).
+- Uses that do not spell the API's name: inferred types (`let d = clock.now - start` where
+  `clock` came from elsewhere), members reached through a typealias, a generic parameter or
+  a protocol, and implicit-member literals that it cannot tell apart from older ones
+  (`.seconds(1)` is taken as a `Duration` unless the line speaks of Dispatch).
+- The project's own declarations marked `@available` (such as a test clock): using them from
+  unannotated code is not reported, only their uses of the listed APIs are.
+- `String.contains`/`split(separator:)` with a string argument need macOS 13 only when the
+  module does not see Foundation; the check looks for `import Foundation` in the target's
+  directory, and only recognises string-literal arguments.
+- Overload resolution: a name that is also the name of an older API of another type, or of
+  a type of the project's own, is reported all the same (use `availability-ok`).
+- Code inside `#if` branches that exclude Apple platforms (`os(Linux)`, `!canImport(Darwin)`,
+  the branches after `canImport(Darwin)`) is skipped; other conditions are read as if true.
+- Uses inside string interpolations are checked; uses inside macros' string arguments and
+  in DocC articles or doc comments are not (samples in articles are not compiled here).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+PLATFORMS = ("macOS", "iOS", "tvOS", "watchOS", "visionOS")
+# The deployment floors of Package.swift; visionOS is SwiftPM's default for an undeclared platform.
+FLOOR = {"macOS": (12, 0), "iOS": (15, 0), "tvOS": (15, 0), "watchOS": (8, 0), "visionOS": (1, 0)}
+
+SWIFT_5_7 = {"macOS": (13, 0), "iOS": (16, 0), "tvOS": (16, 0), "watchOS": (9, 0), "visionOS": (1, 0)}
+SWIFT_5_9 = {"macOS": (14, 0), "iOS": (17, 0), "tvOS": (17, 0), "watchOS": (10, 0), "visionOS": (1, 0)}
+SWIFT_6_0 = {"macOS": (15, 0), "iOS": (18, 0), "tvOS": (18, 0), "watchOS": (11, 0), "visionOS": (2, 0)}
+SWIFT_6_2 = {p: (26, 0) for p in PLATFORMS}
+FOUNDATION_13 = SWIFT_5_7
+
+# (name shown in reports, regular expression over code with comments and strings blanked, versions)
+APIS: list[tuple[str, re.Pattern[str], dict[str, tuple[int, int]]]] = [
+    (name, re.compile(pattern), versions)
+    for name, pattern, versions in [
+        # Synchronization (Swift 6.0 runtime).
+        ("import Synchronization", r"\bimport\s+Synchronization\b", SWIFT_6_0),
+        ("Mutex", r"\bMutex\b", SWIFT_6_0),
+        ("Atomic", r"\b(Atomic|AtomicLazyReference|WordPair)\b", SWIFT_6_0),
+        ("Int128/UInt128", r"\bU?Int128\b", SWIFT_6_0),
+        ("task executors", r"\b(TaskExecutor|withTaskExecutorPreference|globalConcurrentExecutor)\b|\bexecutorPreference:", SWIFT_6_0),
+        ("next(isolation:)", r"\.next\(\s*isolation:", SWIFT_6_0),
+        # Clocks and durations (Swift 5.7 runtime).
+        ("Duration", r"\bDuration\b", SWIFT_5_7),
+        ("ContinuousClock", r"\bContinuousClock\b", SWIFT_5_7),
+        ("SuspendingClock", r"\bSuspendingClock\b", SWIFT_5_7),
+        ("Clock", r"\b(Clock|InstantProtocol|DurationProtocol)\b", SWIFT_5_7),
+        ("clock: .continuous/.suspending", r"\bclock:\s*\.(continuous|suspending)\b", SWIFT_5_7),
+        ("Task.sleep(for:)", r"\bsleep\(\s*for:", SWIFT_5_7),
+        ("Task.sleep(until:)", r"\bsleep\(\s*until:", SWIFT_5_7),
+        # `.seconds(1)` as an implicit member; Dispatch's lines are filtered out below.
+        ("Duration literal", r"(?<![\w\)\]\.?!])\.(seconds|milliseconds|microseconds|nanoseconds|attoseconds)\(", SWIFT_5_7),
+        ("Duration.formatted", r"\.formatted\(\s*\.(units|time)\(", SWIFT_5_7),
+        ("OSAllocatedUnfairLock", r"\bOSAllocatedUnfairLock\b", SWIFT_5_7),
+        # Swift Testing's time limits are built on `Duration`.
+        ("Testing .timeLimit", r"\.timeLimit\(|\bTimeLimitTrait\b", SWIFT_5_7),
+        # Regexes (Swift 5.7 runtime).
+        ("import RegexBuilder", r"\bimport\s+RegexBuilder\b", SWIFT_5_7),
+        ("Regex", r"\b(Regex|RegexComponent)\b", SWIFT_5_7),
+        ("regex algorithms", r"\.(firstMatch|wholeMatch|prefixMatch|matches|firstRange|ranges)\(\s*of:|\.(trimmingPrefix|replacing)\(", SWIFT_5_7),
+        ("regex literal", r"#/|(?:^|[=(,:\[]|\breturn)\s*/(?![\s/*=])(?:[^/\n\\]|\\.)+/(?![\w/*])", SWIFT_5_7),
+        # Foundation additions of macOS 13 / iOS 16.
+        ("URL(filePath:)", r"\bURL\(\s*filePath:", FOUNDATION_13),
+        ("URL.appending(path:/component:)", r"\.appending\(\s*(path|component|components|queryItems):", FOUNDATION_13),
+        ("URL directories", r"\bURL\.(temporaryDirectory|homeDirectory|documentsDirectory|cachesDirectory|applicationSupportDirectory)\b", FOUNDATION_13),
+        ("URL.path(percentEncoded:)", r"\.path\(\s*percentEncoded:", FOUNDATION_13),
+        # Observation and structured concurrency of Swift 5.9 (iOS 17 / macOS 14).
+        ("@Observable", r"@(Observable|ObservationTracked|ObservationIgnored)\b", SWIFT_5_9),
+        ("import Observation", r"\bimport\s+Observation\b", SWIFT_5_9),
+        ("Observation", r"\b(withObservationTracking|ObservationRegistrar|Observable)\b", SWIFT_5_9),
+        ("@Bindable", r"@Bindable\b", SWIFT_5_9),
+        ("discarding task groups", r"\b(withDiscardingTaskGroup|withThrowingDiscardingTaskGroup|(Throwing)?DiscardingTaskGroup)\b", SWIFT_5_9),
+        ("ExecutorJob", r"\bExecutorJob\b", SWIFT_5_9),
+        # Swift 6.2 runtime (iOS 26 / macOS 26).
+        ("Task.immediate", r"\b(Task|TaskGroup)\.immediate\b|\.addImmediateTask\w*\(|\bstartSynchronously\b", SWIFT_6_2),
+        ("Task(name:)", r"\bTask(<[^>]*>)?\(\s*name:|\bTask\.name\b", SWIFT_6_2),
+        ("Observations", r"\bObservations\b", SWIFT_6_2),
+        ("InlineArray/UTF8Span", r"\b(InlineArray|UTF8Span|MutableSpan|MutableRawSpan|OutputSpan)\b", SWIFT_6_2),
+    ]
+]
+
+# Syntax that the Swift 6.0 compiler (tools version 6.0, Xcode 16) rejects.
+SYNTAX: list[tuple[str, re.Pattern[str]]] = [
+    ("weak let (Swift 6.2)", re.compile(r"\bweak\s+let\b")),
+    ("@concurrent (Swift 6.2)", re.compile(r"@concurrent\b")),
+    ("nonisolated(nonsending) (Swift 6.2)", re.compile(r"\bnonisolated\s*\(\s*nonsending\s*\)")),
+    ("isolated deinit (Swift 6.2)", re.compile(r"\bisolated\s+deinit\b")),
+    ("raw identifier (Swift 6.2)", re.compile(r"`[^`\n]*[^\w`][^`\n]*`")),
+    ("trailing comma in a list (Swift 6.1)", re.compile(r",\s*\)")),
+]
+
+DISPATCH_LINE = re.compile(r"Dispatch|\.now\(\)|\bdeadline:|\bwallDeadline:|\brepeating:|\bleeway:")
+STRING_ARGUMENT = re.compile(r"\.(contains|split)\(\s*(separator:\s*)?$")
+ONE_CHARACTER = re.compile(r"[^\\]|\\[^u(]|\\u\{[0-9a-fA-F]+\}")
+AVAILABILITY_OK = re.compile(r"//\s*availability-ok:\s*\S")
+
+
+@dataclass
+class Finding:
+    path: str
+    line: int
+    api: str
+    needs: str
+    text: str
+
+
+@dataclass
+class Scope:
+    cover: dict[str, object]  # platform -> (major, minor) or "unavailable"
+    guard_pending: bool = False  # the block is a `guard #available ... else`
+    guard_cover: dict[str, object] = field(default_factory=dict)
+
+
+def version(text: str) -> tuple[int, int]:
+    parts = [int(p) for p in text.split(".")[:2]]
+    return (parts[0], parts[1] if len(parts) > 1 else 0)
+
+
+def parse_availability(arguments: str) -> dict[str, object]:
+    """Platform versions raised (or made unavailable) by one `@available`/`#available` list."""
+    cover: dict[str, object] = {}
+    parts = [p.strip() for p in arguments.split(",")]
+    if parts and parts[0] == "*" and any(p == "unavailable" for p in parts[1:]):
+        return {p: "unavailable" for p in PLATFORMS}
+    long_form = len(parts) > 1 and re.fullmatch(r"[A-Za-z]+", parts[0] or "") and parts[0] in PLATFORMS
+    if long_form:
+        for p in parts[1:]:
+            if p == "unavailable":
+                cover[parts[0]] = "unavailable"
+            m = re.fullmatch(r"introduced:\s*([\d.]+)", p)
+            if m:
+                cover[parts[0]] = version(m.group(1))
+        return cover
+    for p in parts:
+        m = re.fullmatch(r"([A-Za-z]+)\s+([\d.]+)", p)
+        if m and m.group(1) in PLATFORMS:
+            cover[m.group(1)] = version(m.group(2))
+    return cover
+
+
+def merge(outer: dict[str, object], inner: dict[str, object]) -> dict[str, object]:
+    result = dict(outer)
+    for platform, value in inner.items():
+        old = result.get(platform)
+        if old == "unavailable" or value == "unavailable":
+            result[platform] = "unavailable"
+        elif old is None or value > old:  # type: ignore[operator]
+            result[platform] = value
+    return result
+
+
+def covers(cover: dict[str, object], needs: dict[str, tuple[int, int]]) -> bool:
+    for platform in PLATFORMS:
+        if needs[platform] <= FLOOR[platform]:
+            continue
+        have = cover.get(platform, FLOOR[platform])
+        if have != "unavailable" and have < needs[platform]:  # type: ignore[operator]
+            return False
+    return True
+
+
+def describe(needs: dict[str, tuple[int, int]]) -> str:
+    return ", ".join(f"{p} {v[0]}" for p, v in needs.items() if v > FLOOR[p])
+
+
+def blank(source: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """Source with comments and string literal contents replaced by spaces (newlines kept).
+
+    Returns the blanked text and the string literals as (start, end, content) so that
+    callers can look at literal arguments. Interpolations stay code.
+    """
+    out = list(source)
+    strings: list[tuple[int, int, str]] = []
+    i, n = 0, len(source)
+    # Stack of contexts: ("code", paren depth) inside interpolations, ("string", hashes, multiline).
+    stack: list[tuple] = [("code", 0)]
+
+    def wipe(a: int, b: int) -> None:
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
+
+    string_start = 0
+    while i < n:
+        top = stack[-1]
+        c = source[i]
+        if top[0] == "code":
+            if source.startswith("//", i):
+                j = source.find("\n", i)
+                j = n if j < 0 else j
+                wipe(i, j)
+                i = j
+            elif source.startswith("/*", i):
+                depth, j = 1, i + 2
+                while j < n and depth:
+                    if source.startswith("/*", j):
+                        depth, j = depth + 1, j + 2
+                    elif source.startswith("*/", j):
+                        depth, j = depth - 1, j + 2
+                    else:
+                        j += 1
+                wipe(i, j)
+                i = j
+            elif c == "#" or c == '"':
+                m = re.compile(r'(#*)("""|")').match(source, i)
+                if m and (c == '"' or m.group(1)):
+                    hashes, quote = len(m.group(1)), m.group(2)
+                    stack.append(("string", hashes, quote == '"""', m.end()))
+                    string_start = m.end()
+                    i = m.end()
+                else:
+                    i += 1
+            elif c == "(":
+                stack[-1] = ("code", top[1] + 1)
+                i += 1
+            elif c == ")":
+                if top[1] == 0 and len(stack) > 1:
+                    stack.pop()  # end of an interpolation
+                    out[i] = " "
+                    i += 1
+                    continue
+                stack[-1] = ("code", top[1] - 1)
+                i += 1
+            else:
+                i += 1
+        else:
+            _, hashes, multiline, start = top
+            terminator = ('"""' if multiline else '"') + "#" * hashes
+            if source.startswith(terminator, i):
+                strings.append((start, i, source[start:i]))
+                stack.pop()
+                i += len(terminator)
+            elif source.startswith("\\" + "#" * hashes + "(", i):
+                wipe(i, i + hashes + 2)
+                i += hashes + 2
+                stack.append(("code", 0))
+            elif c == "\\" and hashes == 0:
+                wipe(i, i + 2)
+                i += 2
+            elif c == "\n" and not multiline:
+                stack.pop()  # unterminated; keep going
+                i += 1
+            else:
+                if c != "\n":
+                    out[i] = " "
+                i += 1
+    return "".join(out), strings
+
+
+IF_DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
+APPLE_ONLY = re.compile(r"^\s*(canImport\((Darwin|ObjectiveC|UIKit|AppKit|SwiftUI)\)|os\((macOS|iOS|tvOS|watchOS|visionOS)\)(\s*\|\|\s*os\(\w+\))*)\s*$")
+NOT_APPLE = re.compile(r"^\s*(!\s*canImport\((Darwin|ObjectiveC)\)|os\((Linux|Windows|Android|FreeBSD|OpenBSD|WASI)\)(\s*\|\|\s*os\((Linux|Windows|Android|FreeBSD|OpenBSD|WASI)\))*)\s*$")
+
+
+def apple_lines(lines: list[str]) -> list[bool]:
+    """For each line, whether it is compiled on Apple platforms (as far as `#if` tells)."""
+    result: list[bool] = []
+    stack: list[tuple[bool, bool]] = []  # (this branch is Apple, an earlier branch was Apple-only)
+    for line in lines:
+        m = IF_DIRECTIVE.match(line)
+        if m:
+            kind, condition = m.group(1), m.group(2).split("//")[0]
+            if kind == "if":
+                stack.append((not NOT_APPLE.match(condition), bool(APPLE_ONLY.match(condition))))
+            elif kind == "elseif" and stack:
+                _, taken = stack[-1]
+                stack[-1] = (not taken and not NOT_APPLE.match(condition), taken or bool(APPLE_ONLY.match(condition)))
+            elif kind == "else" and stack:
+                _, taken = stack[-1]
+                stack[-1] = (not taken, taken)
+            elif kind == "endif" and stack:
+                stack.pop()
+            result.append(False)
+            continue
+        result.append(all(active for active, _ in stack))
+    return result
+
+
+def header_start(code: str, brace: int) -> int:
+    """Where the declaration or statement that a `{` (or a line) belongs to starts.
+
+    Walks back from `brace` over the current line and the lines above that continue it:
+    attribute lines, lines ending in an opener or a comma, and unbalanced parentheses.
+    """
+    line_start = code.rfind("\n", 0, brace) + 1
+    start = line_start
+    while start > 0:
+        prev_end = start - 1
+        prev_start = code.rfind("\n", 0, prev_end) + 1
+        prev = code[prev_start:prev_end]
+        stripped = prev.strip()
+        segment = code[start:brace]
+        opens = segment.count("(") - segment.count(")")
+        current = code[start:code.find("\n", start) if code.find("\n", start) >= 0 else len(code)].strip()
+        if not stripped:
+            # Blank (or comment-only) line: part of the header only between attributes and the decl.
+            above_start = code.rfind("\n", 0, max(prev_start - 1, 0)) + 1
+            above = code[above_start:max(prev_start - 1, 0)].strip()
+            if above.startswith("@") and prev_start > 0:
+                start = prev_start
+                continue
+            break
+        if re.search(r"[{};]\s*$", stripped):
+            break
+        if (
+            stripped.startswith("@")
+            or opens < 0
+            or re.search(r"([,(\[<:&=]|->|\bwhere)\s*$", stripped)
+            or re.match(r"(where|->|throws|async|rethrows|\)|\.|,|:|&)", current)
+        ):
+            start = prev_start
+            continue
+        break
+    return start
+
+
+AVAILABLE_ATTR = re.compile(r"@available\s*\(([^)]*)\)")
+IF_AVAILABLE = re.compile(r"(?<![\w#])(if|while)\b[^{]*#available\s*\(([^)]*)\)")
+GUARD_AVAILABLE = re.compile(r"\bguard\b[^{]*#available\s*\(([^)]*)\)[^{]*\belse\s*$")
+
+
+def attribute_cover(header: str) -> dict[str, object]:
+    cover: dict[str, object] = {}
+    for m in AVAILABLE_ATTR.finditer(header):
+        cover = merge(cover, parse_availability(m.group(1)))
+    return cover
+
+
+def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    code, strings = blank(source)
+    raw_lines = source.split("\n")
+    lines = code.split("\n")
+    on_apple = apple_lines(raw_lines)
+    line_offsets = [0]
+    for line in lines[:-1]:
+        line_offsets.append(line_offsets[-1] + len(line) + 1)
+
+    # Coverage in effect at each column where it changes, per line, from the enclosing blocks.
+    changes: list[list[tuple[int, dict[str, object]]]] = []
+    scopes = [Scope(cover={})]
+    pos = 0
+    for index, line in enumerate(lines):
+        changes.append([(0, dict(scopes[-1].cover))])
+        if not on_apple[index]:
+            pos += len(line) + 1
+            continue
+        for k, c in enumerate(line):
+            at = pos + k
+            if c == "{":
+                start = header_start(code, at)
+                header = code[start:at]
+                # Only the part after the last brace on the header's lines belongs to this block.
+                header = re.split(r"[{}]", header)[-1]
+                cover = merge(scopes[-1].cover, attribute_cover(header))
+                guard = GUARD_AVAILABLE.search(header)
+                scope = Scope(cover=cover)
+                if guard:
+                    scope.guard_pending = True
+                    scope.guard_cover = merge(scopes[-1].cover, parse_availability(guard.group(1)))
+                else:
+                    cond = IF_AVAILABLE.search(header)
+                    if cond and not re.search(r"#unavailable", header):
+                        scope.cover = merge(cover, parse_availability(cond.group(2)))
+                scopes.append(scope)
+                changes[index].append((k + 1, dict(scopes[-1].cover)))
+            elif c == "}" and len(scopes) > 1:
+                closed = scopes.pop()
+                if closed.guard_pending:
+                    scopes[-1].cover = merge(scopes[-1].cover, closed.guard_cover)
+                changes[index].append((k, dict(scopes[-1].cover)))
+        pos += len(line) + 1
+
+    def cover_at(index: int, column: int) -> dict[str, object]:
+        result = changes[index][0][1]
+        for col, cover in changes[index]:
+            if col <= column:
+                result = cover
+        return result
+
+    findings: list[Finding] = []
+    literal_at = {start: content for start, _, content in strings}
+    for index, line in enumerate(lines):
+        if not on_apple[index] or AVAILABILITY_OK.search(raw_lines[index]):
+            continue
+        if not line.strip():
+            continue
+        text = raw_lines[index].strip()
+        for name, pattern in SYNTAX:
+            if pattern.search(line):
+                findings.append(Finding(path, index + 1, name, "a newer compiler than tools version 6.0", text))
+        hits: list[tuple[str, dict[str, tuple[int, int]], int]] = []
+        for name, pattern, needs in APIS:
+            match = pattern.search(line)
+            if not match:
+                continue
+            if name == "Duration literal" and DISPATCH_LINE.search(line):
+                continue
+            hits.append((name, needs, match.start()))
+        if not module_has_foundation:
+            offset = line_offsets[index]
+            for start, content in literal_at.items():
+                if offset <= start < offset + len(line) + 1:
+                    before = code[offset:start].rstrip('"# ')
+                    if STRING_ARGUMENT.search(before) and not ONE_CHARACTER.fullmatch(content):
+                        hits.append(("String.contains/split with a String (no Foundation in module)", SWIFT_5_7, start - offset))
+        if not hits:
+            continue
+        # The line's own declaration may carry the annotation (`@available(...) var d: Duration`):
+        # the attributes above the line, and the line up to its first brace.
+        offset = line_offsets[index]
+        first_brace = re.search(r"[{}]", line)
+        end = offset + (first_brace.start() if first_brace else len(line))
+        start = header_start(code, end)
+        own = attribute_cover(re.split(r"[{}]", code[start:offset])[-1] + code[offset:end])
+        for name, needs, column in hits:
+            if not covers(merge(cover_at(index, column), own), needs):
+                findings.append(Finding(path, index + 1, name, describe(needs), text))
+    return findings
+
+
+def swift_files(root: str) -> list[str]:
+    if os.path.isfile(root):
+        return [root] if root.endswith(".swift") else []
+    found = []
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".") and not d.endswith(".docc"))
+        found += [os.path.join(directory, f) for f in sorted(files) if f.endswith(".swift")]
+    return found
+
+
+def module_of(path: str) -> str:
+    parts = os.path.normpath(path).split(os.sep)
+    for anchor in ("Sources", "Tests"):
+        if anchor in parts:
+            k = parts.index(anchor)
+            return os.sep.join(parts[: k + 2])
+    return os.path.dirname(path)
+
+
+# A sample with one expected finding per line marked `// finds: <API>`, so that CI sees the
+# check fail where it must (and pass where it must) before trusting its silence.
+SELF_TEST = """\
+import Dispatch
+let s = "Duration in a string, \\(Duration.seconds(1))"  // finds: Duration
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+extension Int {
+  func f() -> Duration { .seconds(1) }
+  struct Inner { var d: Duration }
+}
+@available(macOS 13, *)
+func g() -> Duration { .zero }  // finds: Duration
+func h() async {
+  if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
+    try? await Task.sleep(for: .seconds(1))
+  } else {
+    try? await Task.sleep(for: .seconds(1))  // finds: Task.sleep(for:), Duration literal
+  }
+  guard #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) else {
+    _ = ContinuousClock.now  // finds: ContinuousClock
+    return
+  }
+  _ = ContinuousClock.now
+  DispatchQueue.main.asyncAfter(deadline: .now() + .seconds(1)) {}
+}
+#if os(Linux)
+  let linuxOnly = Mutex(1)
+#else
+  let appleOnly = ContinuousClock()  // finds: ContinuousClock
+#endif
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+let tooLow = Mutex(1)  // finds: Mutex
+let excused = Mutex(1)  // availability-ok: sample of the escape hatch
+@available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+struct S {
+  @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+  func k() { _ = Mutex(1) }
+  func l(
+    a: Int
+  ) { _ = Duration.zero }
+}
+func n() -> Bool { "abc".contains("bc") || "a".contains("b") }  // finds: String.contains/split with a String (no Foundation in module)
+func o() { weak let w = C() }  // finds: weak let (Swift 6.2)
+@Suite(.timeLimit(.minutes(1))) struct T {}  // finds: Testing .timeLimit
+"""
+
+
+def self_test() -> int:
+    import tempfile
+
+    expected = set()
+    for number, line in enumerate(SELF_TEST.split("\n"), start=1):
+        m = re.search(r"// finds: (.*)$", line)
+        if m:
+            expected |= {(number, api.strip()) for api in re.split(r", (?=[A-Z@w])", m.group(1))}
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "Sources", "Sample", "Sample.swift")
+        os.makedirs(os.path.dirname(path))
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(SELF_TEST)
+        found = {(f.line, f.api) for f in check_file(path, module_has_foundation=False)}
+    if found != expected:
+        print("check-availability self-test FAILED", file=sys.stderr)
+        for line, api in sorted(expected - found):
+            print(f"  missed   line {line}: {api}", file=sys.stderr)
+        for line, api in sorted(found - expected):
+            print(f"  spurious line {line}: {api}", file=sys.stderr)
+        return 1
+    print(f"self-test: {len(expected)} expected findings, nothing else.")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    roots = argv[1:] or ["Sources", "Tests"]
+    missing = [r for r in roots if not os.path.exists(r)]
+    if missing:
+        print(f"check-availability: no such path: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    files = [f for root in roots for f in swift_files(root)]
+    foundation: dict[str, bool] = {}
+    for module in {module_of(f) for f in files}:
+        foundation[module] = any(
+            re.search(r"^\s*(@_exported\s+)?import\s+(Foundation|FoundationEssentials)\b", open(f, encoding="utf-8").read(), re.M)
+            for f in swift_files(module)
+        )
+    findings: list[Finding] = []
+    for f in files:
+        findings += check_file(f, foundation[module_of(f)])
+    for finding in findings:
+        print(f"{finding.path}:{finding.line}: {finding.api} (needs {finding.needs}): {finding.text}")
+    floors = ", ".join(f"{p} {v[0]}" for p, v in FLOOR.items())
+    if findings:
+        counts: dict[str, int] = {}
+        for finding in findings:
+            counts[finding.api] = counts.get(finding.api, 0) + 1
+        print(f"\n{len(findings)} use(s) newer than the floors ({floors}) without availability, in {len({f.path for f in findings})} file(s):")
+        for api, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+            print(f"  {count:4d}  {api}")
+        return 1
+    print(f"{len(files)} Swift files: nothing newer than the floors ({floors}) without availability.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
