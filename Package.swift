@@ -52,10 +52,16 @@ let package = Package(
       name: "DemoScenarioTests",
       dependencies: ["DemoScenario", "LoopbackHTTPServer", "AutoCancelTestSupport"]
     ),
-    .testTarget(name: "AutoCancelObjCTests", dependencies: ["AutoCancel", "AutoCancelObjC"]),
+    .testTarget(
+      name: "AutoCancelObjCTests",
+      dependencies: ["AutoCancel", "AutoCancelObjC", "AutoCancelTestSupport"]
+    ),
     // The samples of the DocC articles on apps, Combine and Objective-C, compiled and run
     // (Apple-only ones inside `#if`).
-    .testTarget(name: "DocumentationSamplesTests", dependencies: ["AutoCancel", "AutoCancelObjC"]),
+    .testTarget(
+      name: "DocumentationSamplesTests",
+      dependencies: ["AutoCancel", "AutoCancelObjC", "AutoCancelTestSupport"]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

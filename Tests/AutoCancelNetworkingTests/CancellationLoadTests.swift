@@ -2,6 +2,7 @@ import AutoCancel
 import AutoCancelNetworking
 import Foundation
 import LoopbackHTTPServer
+import AutoCancelTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

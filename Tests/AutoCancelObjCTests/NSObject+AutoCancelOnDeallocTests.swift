@@ -1,5 +1,6 @@
 import AutoCancel
 import Foundation
+import AutoCancelTestSupport
 import Testing
 
 @testable import AutoCancelObjC

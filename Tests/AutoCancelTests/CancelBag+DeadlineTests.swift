@@ -1,4 +1,5 @@
 @testable import AutoCancel
+import AutoCancelTestSupport
 import Testing
 
 @Suite("Deadlines", timeLimit(minutes: 1))

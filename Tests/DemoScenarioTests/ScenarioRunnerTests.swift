@@ -1,5 +1,6 @@
 import DemoScenario
 import LoopbackHTTPServer
+import AutoCancelTestSupport
 import Testing
 
 @Suite(

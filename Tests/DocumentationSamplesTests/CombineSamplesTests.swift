@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelTestSupport
 import Testing
 
 @Suite("The Combine and RxSwift article's models", timeLimit(minutes: 1))

@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelTestSupport
 import Testing
 
 @Suite("The SwiftUI article's models", timeLimit(minutes: 1))

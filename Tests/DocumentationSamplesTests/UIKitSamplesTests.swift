@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelTestSupport
 import Testing
 
 @Suite("The UIKit article's view controllers", timeLimit(minutes: 1))

@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTPServer
+import AutoCancelTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,6 @@
 import AutoCancel
 import Dispatch
+import AutoCancelTestSupport
 import Testing
 
 @testable import AutoCancelObjC

@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelTestSupport
 import Testing
 
 @testable import AutoCancelObjC

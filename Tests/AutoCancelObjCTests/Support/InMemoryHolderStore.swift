@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 @testable import AutoCancelObjC
 
 /// An object that keeps an attached holder as the Objective-C runtime keeps an associated

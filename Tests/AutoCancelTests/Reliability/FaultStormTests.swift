@@ -1,4 +1,5 @@
 @testable import AutoCancel
+import AutoCancelTestSupport
 import Testing
 
 /// Faults at random: every item's `cancel` calls back into its bag, from several threads.

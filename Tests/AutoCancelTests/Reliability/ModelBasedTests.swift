@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelTestSupport
 import Testing
 
 /// Model-based randomized tests: the real bag against a reference model.
