@@ -4,7 +4,7 @@ extension CancelBag {
   ///
   /// The task is registered before it starts and leaves the bag as its operation returns,
   /// before anyone awaiting its value resumes. The operation inherits the caller's actor, as
-  /// with `Task { }`; it may read ``CancellationReason/current`` once cancelled.
+  /// with `Task { }`; its own code may read ``CancellationReason/current`` once cancelled.
   ///
   /// Unlike `Task { }`, `self` must be written out in the operation: a task that captures its
   /// owner strongly keeps the owner, and so the bag, alive until the task ends, and nothing
@@ -95,8 +95,7 @@ extension CancelBag {
     return launch(key: key, label: label) { registration, cancellation in
       Task(priority: priority) {
         defer { registration.finish() }
-        cancellation.cancelCurrentTaskIfCancelled()
-        return try await operation()
+        return try await cancellation.run { try await operation() }
       }
     }
   }
@@ -111,8 +110,7 @@ extension CancelBag {
     return launch(key: key, label: label) { registration, cancellation in
       Task(priority: priority) {
         defer { registration.finish() }
-        cancellation.cancelCurrentTaskIfCancelled()
-        return await operation()
+        return await cancellation.run { await operation() }
       }
     }
   }
