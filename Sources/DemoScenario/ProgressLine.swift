@@ -1,3 +1,5 @@
+import AutoCancel
+
 /// Shows how a run is going: one line redrawn in place on a terminal, a few plain lines
 /// otherwise (a line per quarter of the screens left, and one at the end of each run).
 ///

@@ -1,3 +1,4 @@
+import AutoCancel
 import Dispatch
 import Foundation
 import LoopbackHTTPServer

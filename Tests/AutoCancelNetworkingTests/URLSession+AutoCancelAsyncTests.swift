@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import AutoCancel
 import AutoCancelNetworking
 import Foundation
@@ -32,7 +33,7 @@ struct URLSessionAutoCancelAsyncTests {
     let bag = CancelBag()
     let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-bag")
     Task {
-      _ = await server.waitForRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
+      await server.expectRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
       bag.end(reason: .custom("screen closed"))
     }
     let error = await #expect(throws: CancelledError.self) {
@@ -50,7 +51,7 @@ struct URLSessionAutoCancelAsyncTests {
     let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-owner")
     let session = makeCachingSession()
     let task = Task { try await session.data(from: url, in: owner.peek { $0!.cancelBag }) }
-    _ = await server.waitForRecord(id: "async-owner") { $0.bytesSent >= 65_536 }
+    await server.expectRecord(id: "async-owner") { $0.bytesSent >= 65_536 }
     _ = owner.take()  // the last reference to the owner
     let error = await #expect(throws: CancelledError.self) { _ = try await task.value }
     #expect(error?.reason == .ownerGone)
@@ -63,7 +64,7 @@ struct URLSessionAutoCancelAsyncTests {
     let bag = CancelBag()
     let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-task")
     let task = Task { try await makeCachingSession().data(from: url, in: bag) }
-    _ = await server.waitForRecord(id: "async-task") { $0.bytesSent >= 65_536 }
+    await server.expectRecord(id: "async-task") { $0.bytesSent >= 65_536 }
     task.cancel()
     let error = await #expect(throws: CancelledError.self) { _ = try await task.value }
     #expect(error?.reason == .explicit)
@@ -78,7 +79,7 @@ struct URLSessionAutoCancelAsyncTests {
     let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-key")
     let requests = CancelBag()  // stays open: the bag task's cancellation stops the request
     let task = bag.task { try await makeCachingSession().data(from: url, in: requests) }
-    _ = await server.waitForRecord(id: "async-key") { $0.bytesSent >= 65_536 }
+    await server.expectRecord(id: "async-key") { $0.bytesSent >= 65_536 }
     bag.cancelAll(reason: .replaced)
     let error = await #expect(throws: CancelledError.self) { _ = try await task.value }
     #expect(error?.reason == .replaced)

@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import Foundation
 import LoopbackHTTPServer
 import Testing
@@ -51,7 +52,7 @@ struct LoopbackHTTPServerLifecycleTests {
     let idle = try RawClient(port: port)
     try idle.get("/bytes?size=1")
     _ = try idle.readResponse()
-    _ = await server.waitForConnections { $0.open == 2 }
+    _ = try #require(await server.waitForConnections { $0.open == 2 })
 
     // Where /proc exists, count the process's sockets bound locally to the server's port:
     // the listener and both accepted connections now, none after stop().
@@ -130,7 +131,7 @@ struct LoopbackHTTPServerLifecycleTests {
     try client.get("/bytes?size=1&id=done")
     _ = try client.readResponse()
     let pending = Task { await server.waitForRecord(id: "done", timeout: 30) { _ in false } }
-    _ = await server.waitForRecord(id: "done")
+    await server.expectRecord(id: "done")
     server.stop()
     #expect(await pending.value == nil)
     // After stop the waits answer at once from the final state.

@@ -10,7 +10,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
   // Safety: all state is in `BagState`, touched only inside `withLock`.
 
   init(label: String?) {
-    super.init(BagState(label: label))
+    super.init(state: BagState(label: label))
   }
 
   // MARK: Adding

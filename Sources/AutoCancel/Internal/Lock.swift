@@ -73,8 +73,11 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
 ///
 /// Subclasses (the bag's core, a task's cancellation state) add behaviour, never stored
 /// properties: everything lives in `State`.
+///
+/// Package access: the package's other targets share this lock rather than bring their own,
+/// so that ThreadSanitizer sees every lock the tests reach.
 @usableFromInline
-class Locked<State: Sendable>: @unchecked Sendable {
+package class Locked<State: Sendable>: @unchecked Sendable {
   // Safety: the value is only touched inside `withLock`, under the lock. Both live in one
   // heap block at a fixed address for the object's whole life; reaching the value through a
   // pointer (not a stored `var`) also spares every access a dynamic exclusivity check, which
@@ -89,7 +92,18 @@ class Locked<State: Sendable>: @unchecked Sendable {
   private let statePointer: UnsafeMutablePointer<State>
   private let lockPointer: UnsafeMutablePointer<LockPrimitive>
 
-  init(_ initial: State) {
+  /// Creates a lock guarding `initial`.
+  ///
+  /// A convenience initializer, so that the package's other targets can create a `Locked`
+  /// while the core's internal subclasses call the designated ``init(state:)``: Swift 6.3
+  /// reports a false "infinite recursion" for an internal subclass of a `package` class whose
+  /// designated initializer is `package`.
+  package convenience init(_ initial: State) {
+    self.init(state: initial)
+  }
+
+  /// Creates a lock guarding `initial`; the initializer subclasses call.
+  init(state initial: State) {
     storage = UnsafeMutablePointer<Storage>.allocate(capacity: 1)
     let raw = UnsafeMutableRawPointer(storage)
     statePointer = raw.advanced(by: MemoryLayout<Storage>.offset(of: \.state)!)
@@ -108,7 +122,7 @@ class Locked<State: Sendable>: @unchecked Sendable {
 
   /// Runs `body` with exclusive access to the value.
   @inline(__always)
-  final func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+  package final func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     let lock = lockPointer
     lock.lock()
     defer { lock.unlock() }

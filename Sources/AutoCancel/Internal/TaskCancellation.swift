@@ -24,7 +24,7 @@ final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, W
   @TaskLocal static var current: TaskCancellation?
 
   init() {
-    super.init(State())
+    super.init(state: State())
   }
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.

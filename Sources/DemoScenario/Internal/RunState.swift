@@ -1,3 +1,5 @@
+import AutoCancel
+
 /// What the app side of one run has done so far: requests started and ended, screens opened
 /// and left; and who is waiting for which requests to end.
 ///
