@@ -3,11 +3,7 @@
 ///
 /// The bag registers this before the task exists, so that the task can finish its own
 /// registration; a cancel that arrives in between is kept and applied by `attach`.
-final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, WrappingWork,
-  @unchecked Sendable
-{
-  // Safety: all state is in `State`, touched only inside `withLock`.
-
+final class TaskCancellation: AutoCancellable, WrappingWork {
   struct State: Sendable {
     var task: (any AutoCancellable)?
     var reason: CancellationReason?
@@ -23,8 +19,10 @@ final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, W
   /// The cancellation of the bag task running now, if any.
   @TaskLocal static var current: TaskCancellation?
 
-  init() {
-    super.init(state: State())
+  private let locked = Locked(State())
+
+  private func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    try locked.withLock(body)
   }
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.
