@@ -68,7 +68,7 @@ struct DeadlineTests {
     bag.setDeadline(clock.now.advanced(by: .seconds(60)), clock: clock)
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(30))
-    #expect(!bag.isEnded)
+    #expect(!bag.hasEnded)
     bag.end()
     await clock.waitForSleepers(0)
     #expect(bag.endReason == .explicit)
