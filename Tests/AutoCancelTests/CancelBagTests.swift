@@ -433,8 +433,11 @@ struct CancelBagReentrancyTests {
     #expect(reentrant.cancelCount == 1)
     #expect(bag.hasEnded)
     #expect(bag.count == 0)
-    // The other items ended once each, whoever got to them first.
-    #expect(finishedByCallback.cancelCount <= 1)
+    // The other items ended once each. cancelAll and end take every item out before the
+    // first cancel runs, so the callback's finish comes too late and the item is cancelled;
+    // a single cancel leaves it in the bag, where the finish takes effect.
+    let expectedCancels = trigger == .cancelAll || trigger == .end ? 1 : 0
+    #expect(finishedByCallback.cancelCount == expectedCancels)
     #expect(cancelledByCallback.cancelCount == 1)
     for late in lateProbes.current { #expect(late.cancelCount == 1) }
     if trigger == .registrationCancel || trigger == .keyReplacement {
