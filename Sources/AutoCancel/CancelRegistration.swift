@@ -27,7 +27,7 @@
 /// - It keeps the bag's storage alive, but never the bag's owner: after the bag ended, the
 ///   registration is inert.
 /// - A registration is itself ``AutoCancellable``, so one bag's item can be put in another.
-public struct CancelRegistration: AutoCancellable, Hashable {
+public struct CancelRegistration: ReasonAwareCancellable, Hashable {
   @usableFromInline let core: BagCore
   @usableFromInline let ticket: Ticket
 

@@ -57,7 +57,7 @@ struct BagCore: Sendable {
     }
     switch outcome {
     case .rejected(let reason):
-      work.cancel(reason: reason)
+      work.cancel(for: reason)
       return .inactive
     case .added(let ticket, let replaced, let observers):
       if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
@@ -168,7 +168,7 @@ struct BagCore: Sendable {
       return decision
     }
     guard var decision else { return false }
-    decision.deadlineTimer?.cancel(reason: reason)
+    decision.deadlineTimer?.cancel(for: reason)
     for membership in decision.memberships { membership.finish() }
     decision.removed.forEachOldestFirst {
       finishCancelling($0, reason: reason, observers: decision.observers)
@@ -188,7 +188,7 @@ struct BagCore: Sendable {
     _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?
   ) {
     removed.details?.timer?.cancel()
-    removed.work.cancel(reason: reason)
+    removed.work.cancel(for: reason)
     notify(observers, .cancelled(reason), removed)
   }
 
@@ -218,7 +218,7 @@ struct BagCore: Sendable {
       defer { state.deadlineTimer = timer }
       return state.deadlineTimer
     }
-    previous?.cancel(reason: .explicit)
+    previous?.cancel()
   }
 
   // MARK: Observing

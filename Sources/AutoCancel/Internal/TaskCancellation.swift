@@ -3,7 +3,7 @@
 ///
 /// The bag registers this before the task exists, so that the task can finish its own
 /// registration; a cancel that arrives in between is kept and applied by `attach`.
-final class TaskCancellation: AutoCancellable, WrappingWork {
+final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   struct State: Sendable {
     var task: (any AutoCancellable)?
     var reason: CancellationReason?

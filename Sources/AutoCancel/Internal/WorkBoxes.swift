@@ -13,18 +13,18 @@ protocol WrappingWork {
 
 /// A value type (a `Task`, a struct of the user's) boxed once so the bag can store it in 16
 /// bytes, next to class work stored as it is.
-final class BoxedWork<Work: AutoCancellable>: AutoCancellable, WrappingWork {
+final class BoxedWork<Work: AutoCancellable>: ReasonAwareCancellable, WrappingWork {
   let work: Work
 
   init(_ work: Work) { self.work = work }
 
   func cancel() { work.cancel() }
-  func cancel(reason: CancellationReason) { work.cancel(reason: reason) }
+  func cancel(reason: CancellationReason) { work.cancel(for: reason) }
   var wrappedTypeName: String { String(describing: Work.self) }
 }
 
 /// A closure run once, when the registration is cancelled.
-final class ClosureWork: AutoCancellable, WrappingWork {
+final class ClosureWork: ReasonAwareCancellable, WrappingWork {
   let onCancel: @Sendable (CancellationReason) -> Void
 
   init(_ onCancel: @escaping @Sendable (CancellationReason) -> Void) { self.onCancel = onCancel }
@@ -47,13 +47,15 @@ final class DispatchWorkItemWork: AutoCancellable, WrappingWork, @unchecked Send
 }
 
 /// A value type that reports `isFinished`, boxed once, answering for it.
-final class BoxedFinishReporting<Work: FinishReporting>: FinishReporting, WrappingWork {
+final class BoxedFinishReporting<Work: FinishReporting>: FinishReporting,
+  ReasonAwareCancellable, WrappingWork
+{
   let work: Work
 
   init(_ work: Work) { self.work = work }
 
   func cancel() { work.cancel() }
-  func cancel(reason: CancellationReason) { work.cancel(reason: reason) }
+  func cancel(reason: CancellationReason) { work.cancel(for: reason) }
   var isFinished: Bool { work.isFinished }
   var wrappedTypeName: String { String(describing: Work.self) }
 }

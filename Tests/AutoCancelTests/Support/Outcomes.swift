@@ -4,7 +4,7 @@ import Testing
 @testable import AutoCancel
 
 /// Work that records how it ended, and lets a test await it.
-final class RecordingWork: AutoCancellable, Sendable {
+final class RecordingWork: ReasonAwareCancellable, Sendable {
   private let reasonsSeen = Locked<[CancellationReason]>([])
 
   func cancel() { cancel(reason: .explicit) }
