@@ -22,6 +22,9 @@ struct Slot {
 /// number that is never reused, so an index with its sequence (a ``Ticket``) names one
 /// occupant for good: once it is removed, the same index holding newer work no longer matches.
 /// The table grows to the most work held at once, and is given back when it drains.
+///
+/// Its hot methods are always inlined into the bag's: a call each cost the add+finish pair
+/// about 40 instructions (callgrind, release).
 struct SlotTable {
   private(set) var slots: [Slot] = []
   private var freeHead = Slot.freeEnd
@@ -33,6 +36,7 @@ struct SlotTable {
 
   /// Puts `work` in a free slot (or a new one), tagged with `sequence` and `flags`, and
   /// returns the slot's index.
+  @inline(__always)
   mutating func insert(_ work: StoredWork, sequence: UInt64, flags: ItemFlags) -> UInt32 {
     let tag = sequence << ItemFlags.bitCount | flags.rawValue
     let index: Int
@@ -51,6 +55,7 @@ struct SlotTable {
   }
 
   /// Whether the slot at `index` holds the occupant tagged `sequence`.
+  @inline(__always)
   func contains(index: UInt32, sequence: UInt64) -> Bool {
     let index = Int(index)
     return index < slots.count && sequence != 0 && slots[index].sequence == sequence
@@ -67,6 +72,7 @@ struct SlotTable {
   }
 
   /// Takes the occupant out of `index`, which must be occupied, and frees the slot.
+  @inline(__always)
   mutating func remove(at index: UInt32) -> (work: StoredWork, flags: ItemFlags) {
     let index = Int(index)
     // Move the work out (no copy, so no extra retain and release).
@@ -80,6 +86,7 @@ struct SlotTable {
 
   /// Gives the memory of a large table back once it holds nothing, so that a burst does not
   /// stay forever. Returns whether it did.
+  @inline(__always)
   mutating func shrinkIfDrained() -> Bool {
     guard count == 0 && slots.count > 64 else { return false }
     self = SlotTable()
