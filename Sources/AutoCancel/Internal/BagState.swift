@@ -6,7 +6,6 @@ struct Observer: Sendable {
 
 /// Everything a bag knows, guarded by its lock. Methods only decide and return what to do;
 /// they never call work, observers or continuations.
-@usableFromInline
 struct BagState: Sendable {
   /// Work in flight, links excluded.
   var table = SlotTable()

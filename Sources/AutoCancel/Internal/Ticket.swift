@@ -4,8 +4,8 @@
 /// slot was reused) never matches a later registration.
 @usableFromInline
 struct Ticket: Hashable, Sendable {
-  @usableFromInline var index: UInt32
-  @usableFromInline var sequence: UInt64
+  var index: UInt32
+  var sequence: UInt64
 
   /// The ticket of work that was never registered (added to a bag that had ended).
   static let inactive = Ticket(index: 0, sequence: 0)
