@@ -1,7 +1,7 @@
 /// Work that can be cancelled: the only thing AutoCancel needs to know about it.
 ///
 /// Conforming types write one method, ``cancel()``. Work that wants to know why it was
-/// cancelled also implements ``cancel(reason:)``, whose default calls ``cancel()``.
+/// cancelled conforms to ``ReasonAwareCancellable`` instead.
 ///
 /// `Task` conforms already, and `AutoCancelNetworking` adds `URLSessionTask` and
 /// `Operation`. A `DispatchWorkItem` (not `Sendable` in every Dispatch) goes in through
@@ -15,6 +15,11 @@
 /// cancelBag.add(request)
 /// ```
 ///
+/// Work the compiler cannot prove `Sendable` (most Objective-C request classes, non-final
+/// classes) joins through ``CancelBag/add(unchecked:key:label:cancel:)``, which names the
+/// risk; a cancel method that returns a value (Alamofire's `Request.cancel() -> Self`) through
+/// the closure form, `cancelBag.add { _ in request.cancel() }`.
+///
 /// ## Contract for implementers
 ///
 /// - `cancel()` may be called from any thread, including the thread that releases the
@@ -26,17 +31,16 @@
 public protocol AutoCancellable: Sendable {
   /// Stops the work. Called at most once per registration, from any thread.
   func cancel()
-
-  /// Stops the work, saying why. The default implementation calls ``cancel()``.
-  ///
-  /// Implement it when the work reports the reason on (as an error to its caller, in a log).
-  func cancel(reason: CancellationReason)
 }
 
 extension AutoCancellable {
-  /// Calls ``AutoCancellable/cancel()``, dropping the reason.
-  public func cancel(reason: CancellationReason) {
-    cancel()
+  /// Cancels, handing the reason to work that takes one.
+  func cancel(for reason: CancellationReason) {
+    if let reasonAware = self as? any ReasonAwareCancellable {
+      reasonAware.cancel(reason: reason)
+    } else {
+      cancel()
+    }
   }
 }
 

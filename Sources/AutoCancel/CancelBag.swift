@@ -68,6 +68,10 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// Adding the same work twice makes two registrations; each ends once, so the work may be
   /// cancelled twice.
   ///
+  /// Work added this way stays until its registration is finished or the bag cancels it.
+  /// Work that conforms to ``FinishReporting`` (`Operation`, `URLSessionTask`) and `Task`
+  /// leave by themselves once done; see <doc:Contracts>.
+  ///
   /// - Parameters:
   ///   - work: The work. The bag keeps a strong reference until the work ends.
   ///   - key: Latest wins: work already in the bag under an equal key is cancelled, with
@@ -79,7 +83,9 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   public func add<Work: AutoCancellable & AnyObject>(
     _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
   ) -> CancelRegistration {
-    // Inlinable, so that a caller that drops the registration does not pay for its copy.
+    // Inlinable, with `finish()`, so that the optimizer sees a discarded registration and
+    // drops its retain of the core: 526 instructions per add+finish pair in release, 662
+    // without (callgrind).
     CancelRegistration(
       core: core, ticket: core.addTicket(work, details: .make(label: label, key: key)))
   }
@@ -99,7 +105,41 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     core.add(BoxedWork(work), details: .make(label: label, key: key))
   }
 
+  /// Adds work that reports when it is finished; it leaves the bag by itself once it is.
+  ///
+  /// The same as the other forms, and the bag also asks ``FinishReporting/isFinished`` from
+  /// time to time (after a few dozen such adds, never on a timer) and drops the work that
+  /// says yes, without cancelling it. Nothing needs to call ``CancelRegistration/finish()``,
+  /// and a long-lived bag stays as small as its work in flight.
+  ///
+  /// ```swift
+  /// cancelBag.add(operation)   // an Operation leaves once it is finished
+  /// queue.addOperation(operation)
+  /// ```
+  @discardableResult
+  public func add<Work: FinishReporting & AnyObject>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    core.addReportingFinish(work, details: .make(label: label, key: key))
+  }
+
+  /// Adds a value type that reports when it is finished; it leaves the bag by itself once
+  /// it is.
+  ///
+  /// The same as the class form, with one small allocation to box the value.
+  @discardableResult
+  public func add<Work: FinishReporting>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    core.addReportingFinish(BoxedFinishReporting(work), details: .make(label: label, key: key))
+  }
+
   /// Adds a `DispatchWorkItem`; cancelling it stops it from running if it has not started.
+  ///
+  /// A work item cannot say that it ran, so it stays in the bag until its registration is
+  /// finished or the bag cancels it (cancelling an item that already ran is harmless). Add
+  /// repeated items under a key, so that each new one replaces the last:
+  /// `cancelBag.add(save, key: "save")`.
   ///
   /// ```swift
   /// let save = DispatchWorkItem { store.save() }
@@ -113,9 +153,40 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     core.add(DispatchWorkItemWork(item), details: .make(label: label, key: key))
   }
 
+  /// Adds work that is not `Sendable`, such as an Objective-C request class, taking on the
+  /// risk that Swift cannot check: `cancel` runs on whichever thread ends the work.
+  ///
+  /// `AutoCancellable` refines `Sendable`, because a bag cancels from the thread that
+  /// releases the owner. Work that the compiler cannot prove thread-safe joins here instead,
+  /// with the check left to you: use it only for work whose cancel method is thread-safe
+  /// (as `URLSessionTask.cancel()` and most request classes' are). `cancel` also adapts a
+  /// cancel method that returns a value:
+  ///
+  /// ```swift
+  /// cancelBag.add(unchecked: legacyRequest) { $0.cancel() }
+  /// ```
+  ///
+  /// The bag keeps `work` until it ends or the registration is finished, as with the other
+  /// forms.
+  @discardableResult
+  public func add<Work>(
+    unchecked work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil,
+    cancel: @escaping (Work) -> Void
+  ) -> CancelRegistration {
+    core.add(UncheckedWork(work, cancel: cancel), details: .make(label: label, key: key))
+  }
+
   /// Adds a closure to run once, with the reason, if the registration is cancelled.
   ///
-  /// The closure does not run when the registration is finished.
+  /// The closure does not run when the registration is finished. It is also the adapter for
+  /// `Sendable` work whose cancel method returns a value, such as Alamofire's `Request`:
+  ///
+  /// ```swift
+  /// let registration = cancelBag.add { _ in request.cancel() }
+  /// request.response { response in
+  ///   registration.finish()  // done: the bag forgets it
+  /// }
+  /// ```
   ///
   /// ```swift
   /// let registration = cancelBag.add { reason in
@@ -168,7 +239,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   public var count: Int { core.count }
 
   /// Whether the bag has ended: work added now is cancelled at once.
-  public var isEnded: Bool { core.endReason != nil }
+  public var hasEnded: Bool { core.endReason != nil }
 
   /// Why the bag ended, or nil while it is open.
   public var endReason: CancellationReason? { core.endReason }

@@ -18,7 +18,7 @@ import Foundation
 /// from the bag when it completes, report the reason, and on Linux run the task on a session
 /// where cancelling is always safe. A raw task stays in the bag until the bag ends; call
 /// `CancelRegistration.finish()` from its completion handler to remove it earlier.
-extension URLSessionTask: AutoCancellable {
+extension URLSessionTask: ReasonAwareCancellable {
   /// Cancels the task from a private serial queue and returns at once.
   ///
   /// Called by a bag, once, from any thread. The task's completion handler receives

@@ -4,17 +4,25 @@ import Testing
 
 @Suite("AutoCancellable", timeLimit(minutes: 1))
 struct AutoCancellableTests {
-  @Test("needs only cancel(): the default cancel(reason:) calls it")
-  func defaultCancelReasonCallsCancel() {
-    let work = PlainWork()
-    work.cancel(reason: .timedOut)
-    #expect(work.cancelCount == 1)
-
+  @Test("needs only cancel(), which the bag calls whatever the reason")
+  func plainWorkNeedsOnlyCancel() {
     let bag = CancelBag()
     let inBag = PlainWork()
     bag.add(inBag)
     bag.end(reason: .custom("closed"))
     #expect(inBag.cancelCount == 1)
+  }
+
+  @Test("hears the reason when it is reason-aware, and defaults cancel() to explicit")
+  func reasonAwareWorkHearsTheReason() {
+    let bag = CancelBag()
+    let probe = Probe()
+    bag.add(probe)
+    bag.end(reason: .custom("closed"))
+    #expect(probe.reasons == [.custom("closed")])
+    let direct = ReasonOnly()
+    direct.cancel()
+    #expect(direct.reasons.current == [.explicit])
   }
 
   @Test("is adopted by Task: the bag cancels a Task added to it")
@@ -43,4 +51,10 @@ struct AutoCancellableTests {
     bag.cancelAll()
     #expect(probe.reasons == [.replaced])
   }
+}
+
+/// Work that implements only `cancel(reason:)`.
+private final class ReasonOnly: ReasonAwareCancellable {
+  let reasons = Protected<[CancellationReason]>([])
+  func cancel(reason: CancellationReason) { reasons.withLock { $0.append(reason) } }
 }

@@ -2,16 +2,27 @@ import Dispatch
 
 /// The shared heart of a bag: its state and lock, in one allocation.
 ///
+/// A value whose copies share that allocation, so that a registration or a launched task
+/// holds the state without an object in between.
+///
 /// The public ``CancelBag`` is a thin front whose `deinit` ends the core; registrations and
 /// launched tasks hold the core, never the front, so they cannot keep an owner's bag alive.
 /// Every method decides under the lock and acts (cancels work, calls observers) after it.
 @usableFromInline
-final class BagCore: Locked<BagState>, @unchecked Sendable {
-  // Safety: all state is in `BagState`, touched only inside `withLock`.
+struct BagCore: Sendable {
+  private let locked: Locked<BagState>
 
   init(label: String?) {
-    super.init(state: BagState(label: label))
+    locked = Locked(BagState(label: label))
   }
+
+  @inline(__always)
+  func withLock<Result>(_ body: (inout BagState) throws -> Result) rethrows -> Result {
+    try locked.withLock(body)
+  }
+
+  /// Equal for every copy of one bag's core.
+  var identity: ObjectIdentifier { locked.identity }
 
   // MARK: Adding
 
@@ -46,7 +57,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     }
     switch outcome {
     case .rejected(let reason):
-      work.cancel(reason: reason)
+      work.cancel(for: reason)
       return .inactive
     case .added(let ticket, let replaced, let observers):
       if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
@@ -56,6 +67,41 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
         notify(observers, CancelBagEvent(kind: .registered, item: item))
       }
       return ticket
+    }
+  }
+
+  /// Registers work that reports `isFinished`, and sweeps the finished ones once enough of
+  /// it was added since the last sweep.
+  func addReportingFinish(_ work: StoredWork, details: ItemDetails?) -> CancelRegistration {
+    let registration = add(work, flags: .reportsFinish, details: details)
+    sweepFinishedIfDue()
+    return registration
+  }
+
+  /// Asks the work that reports `isFinished` whether it is done, outside the lock (it is the
+  /// user's code), and finishes the registrations of what says yes.
+  ///
+  /// Amortized O(1) per add: a sweep asks at most the work added since the last sweep plus
+  /// that sweep's survivors, and the next one waits for twice as many survivors. Finishing
+  /// goes by ticket, so a slot reused meanwhile by newer work is never touched.
+  func sweepFinishedIfDue() {
+    guard let candidates = withLock({ $0.takeFinishReportersIfDue() }) else { return }
+    var finished: [Ticket] = []
+    var survivors: [Ticket] = []
+    for (ticket, work) in candidates {
+      if (work as? any FinishReporting)?.isFinished == true {
+        finished.append(ticket)
+      } else {
+        survivors.append(ticket)
+      }
+    }
+    let (removed, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
+      state.keepFinishReporters(survivors)
+      return (finished.compactMap { state.remove($0) }, state.observersToNotify)
+    }
+    for item in removed {
+      item.details?.timer?.cancel()
+      notify(observers, .finished, item)
     }
   }
 
@@ -98,12 +144,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     var (removed, observers, links): (TakenItems, [Observer]?, [StoredWork]) = withLock {
       state in
       let removed = state.removeAll(keepingLinks: true)
-      let links =
-        state.linkCount == 0
-        ? []
-        : state.slots.compactMap { slot in
-          slot.flags.contains(.link) ? slot.work : nil
-        }
+      let links = state.links.isEmpty ? [] : Array(state.links.values)
       return (removed, state.observersToNotify, links)
     }
     removed.forEachOldestFirst { finishCancelling($0, reason: reason, observers: observers) }
@@ -127,7 +168,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       return decision
     }
     guard var decision else { return false }
-    decision.deadlineTimer?.cancel(reason: reason)
+    decision.deadlineTimer?.cancel(for: reason)
     for membership in decision.memberships { membership.finish() }
     decision.removed.forEachOldestFirst {
       finishCancelling($0, reason: reason, observers: decision.observers)
@@ -147,7 +188,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?
   ) {
     removed.details?.timer?.cancel()
-    removed.work.cancel(reason: reason)
+    removed.work.cancel(for: reason)
     notify(observers, .cancelled(reason), removed)
   }
 
@@ -177,7 +218,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
       defer { state.deadlineTimer = timer }
       return state.deadlineTimer
     }
-    previous?.cancel(reason: .explicit)
+    previous?.cancel()
   }
 
   // MARK: Observing
@@ -226,8 +267,8 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
   func snapshot() -> [CancelBagItem] {
     let now = DispatchTime.now().uptimeNanoseconds
     let items: [(StoredWork, UInt64, ItemDetails?)] = withLock { state in
-      state.slots.compactMap { slot in
-        guard let work = slot.work, !slot.flags.contains(.link) else { return nil }
+      state.table.slots.compactMap { slot in
+        guard let work = slot.work else { return nil }
         let sequence = slot.sequence
         return (work, sequence, slot.flags.contains(.detailed) ? state.details[sequence] : nil)
       }

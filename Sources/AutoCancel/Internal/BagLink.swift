@@ -3,7 +3,7 @@
 /// When the source ends, the linked bag ends too, with `.parentEnded` for a child and
 /// `.linkEnded` for a link. A child also follows its parent's `cancelAll`. A `BagLink` holds
 /// the linked bag's core, not its front, so a parent never keeps a child's owner alive.
-final class BagLink: AutoCancellable {
+final class BagLink: ReasonAwareCancellable {
   enum Kind {
     /// Follows the parent's `cancelAll` and ends with it.
     case child

@@ -1,5 +1,11 @@
 import Dispatch
 
+/// Work as a bag stores it: one reference and one witness table (16 bytes).
+///
+/// Classes are stored as they are; value types and closures are boxed once, at `add`.
+@usableFromInline
+typealias StoredWork = any AutoCancellable & AnyObject
+
 /// Work that wraps other work, and names the wrapped type in snapshots and events.
 protocol WrappingWork {
   var wrappedTypeName: String { get }
@@ -7,18 +13,18 @@ protocol WrappingWork {
 
 /// A value type (a `Task`, a struct of the user's) boxed once so the bag can store it in 16
 /// bytes, next to class work stored as it is.
-final class BoxedWork<Work: AutoCancellable>: AutoCancellable, WrappingWork {
+final class BoxedWork<Work: AutoCancellable>: ReasonAwareCancellable, WrappingWork {
   let work: Work
 
   init(_ work: Work) { self.work = work }
 
   func cancel() { work.cancel() }
-  func cancel(reason: CancellationReason) { work.cancel(reason: reason) }
+  func cancel(reason: CancellationReason) { work.cancel(for: reason) }
   var wrappedTypeName: String { String(describing: Work.self) }
 }
 
 /// A closure run once, when the registration is cancelled.
-final class ClosureWork: AutoCancellable, WrappingWork {
+final class ClosureWork: ReasonAwareCancellable, WrappingWork {
   let onCancel: @Sendable (CancellationReason) -> Void
 
   init(_ onCancel: @escaping @Sendable (CancellationReason) -> Void) { self.onCancel = onCancel }
@@ -38,4 +44,35 @@ final class DispatchWorkItemWork: AutoCancellable, WrappingWork, @unchecked Send
 
   func cancel() { item.cancel() }
   var wrappedTypeName: String { "DispatchWorkItem" }
+}
+
+/// A value type that reports `isFinished`, boxed once, answering for it.
+final class BoxedFinishReporting<Work: FinishReporting>: FinishReporting,
+  ReasonAwareCancellable, WrappingWork
+{
+  let work: Work
+
+  init(_ work: Work) { self.work = work }
+
+  func cancel() { work.cancel() }
+  func cancel(reason: CancellationReason) { work.cancel(for: reason) }
+  var isFinished: Bool { work.isFinished }
+  var wrappedTypeName: String { String(describing: Work.self) }
+}
+
+/// Work that is not `Sendable`, with the closure that cancels it.
+final class UncheckedWork<Work>: AutoCancellable, WrappingWork, @unchecked Sendable {
+  // Safety: not checked, by contract. `add(unchecked:cancel:)` documents that `cancel` runs
+  // on whichever thread ends the work, and its caller vouches that this is safe. The bag
+  // touches `work` only through `cancel`, at most once.
+  let work: Work
+  let cancelWork: (Work) -> Void
+
+  init(_ work: Work, cancel: @escaping (Work) -> Void) {
+    self.work = work
+    self.cancelWork = cancel
+  }
+
+  func cancel() { cancelWork(work) }
+  var wrappedTypeName: String { String(describing: Work.self) }
 }

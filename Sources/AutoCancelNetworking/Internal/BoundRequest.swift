@@ -12,7 +12,7 @@ import Foundation
 /// attaches it. A cancel that comes before the task exists is kept and applied on attach
 /// (before `resume()`, which is always safe). The first of "URLSession completed" and
 /// "cancelled" wins; the other is ignored. Completion finishes the bag registration.
-final class BoundRequest<Value: Sendable>: AutoCancellable, @unchecked Sendable {
+final class BoundRequest<Value: Sendable>: ReasonAwareCancellable, @unchecked Sendable {
   // Safety: `state` is only touched under `lock`; `completion` and `deliveryQueue` are
   // immutable.
 

@@ -8,7 +8,7 @@ import Foundation
 /// One streamed request: the response head goes to an awaiting continuation, body chunks to
 /// an `AsyncThrowingStream`. The first of "completed", "cancelled" (bag, awaiting task,
 /// consumer gone) wins; cancelling never blocks (``TaskCanceller``).
-final class StreamRequest: AutoCancellable, @unchecked Sendable {
+final class StreamRequest: ReasonAwareCancellable, @unchecked Sendable {
   // Safety: `state` is only touched under `lock`; the rest is immutable.
 
   private enum Phase {

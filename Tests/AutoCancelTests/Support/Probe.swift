@@ -5,7 +5,7 @@ import AutoCancel
 ///
 /// `onCancel` runs after the record is taken, on the cancelling thread, so a test can make the
 /// work call back into its bag from inside `cancel`.
-final class Probe: AutoCancellable, Sendable {
+final class Probe: ReasonAwareCancellable, Sendable {
   let name: String
   private let state = Protected<[CancellationReason]>([])
   private let onCancel: (@Sendable (Probe, CancellationReason) -> Void)?
@@ -48,7 +48,7 @@ final class PlainWork: AutoCancellable, Sendable {
 }
 
 /// Value-type work: `add` boxes it.
-struct ValueWork: AutoCancellable {
+struct ValueWork: ReasonAwareCancellable {
   let probe: Probe
 
   func cancel(reason: CancellationReason) {

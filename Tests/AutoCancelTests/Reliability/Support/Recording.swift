@@ -50,7 +50,7 @@ final class CancelLog: @unchecked Sendable {
 }
 
 /// Class work that wants the reason: the bag stores it as it is.
-final class RecordedWork: AutoCancellable {
+final class RecordedWork: ReasonAwareCancellable {
   let record: ItemRecord
   init(_ record: ItemRecord) { self.record = record }
   func cancel() { record.cancelled(nil) }
@@ -65,7 +65,7 @@ final class RecordedPlainWork: AutoCancellable {
 }
 
 /// Value-type work: the bag boxes it.
-struct RecordedValueWork: AutoCancellable {
+struct RecordedValueWork: ReasonAwareCancellable {
   let record: ItemRecord
   func cancel() { record.cancelled(nil) }
   func cancel(reason: CancellationReason) { record.cancelled(reason) }
