@@ -54,14 +54,8 @@ extension URLSession {
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDataTask {
-    let route = CancelSafeSessions.route(for: self, kind: .data)
-    let bound = BoundRequest<(Data?, URLResponse?)>(
-      deliveryQueue: route.session.delegateQueue,
-      completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, route: route) { done in
-      route.session.dataTask(with: request) { data, response, error in
-        done(error.map { .failure($0) } ?? .success((data, response)))
-      }
+    boundTask(kind: .data, in: bag, label: label, completionHandler: completionHandler) {
+      $0.dataTask(with: request, completionHandler: $1)
     }
   }
 
@@ -92,14 +86,8 @@ extension URLSession {
     with request: URLRequest, from bodyData: Data, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
-    let route = CancelSafeSessions.route(for: self, kind: .upload)
-    let bound = BoundRequest<(Data?, URLResponse?)>(
-      deliveryQueue: route.session.delegateQueue,
-      completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, route: route) { done in
-      route.session.uploadTask(with: request, from: bodyData) { data, response, error in
-        done(error.map { .failure($0) } ?? .success((data, response)))
-      }
+    boundTask(kind: .upload, in: bag, label: label, completionHandler: completionHandler) {
+      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
     }
   }
 
@@ -115,14 +103,8 @@ extension URLSession {
     with request: URLRequest, fromFile fileURL: URL, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
-    let route = CancelSafeSessions.route(for: self, kind: .upload)
-    let bound = BoundRequest<(Data?, URLResponse?)>(
-      deliveryQueue: route.session.delegateQueue,
-      completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, route: route) { done in
-      route.session.uploadTask(with: request, fromFile: fileURL) { data, response, error in
-        done(error.map { .failure($0) } ?? .success((data, response)))
-      }
+    boundTask(kind: .upload, in: bag, label: label, completionHandler: completionHandler) {
+      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
     }
   }
 
@@ -137,15 +119,12 @@ extension URLSession {
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDownloadTask {
-    let route = CancelSafeSessions.route(for: self, kind: .download)
-    let bound = BoundRequest<(URL?, URLResponse?)>(
-      deliveryQueue: route.session.delegateQueue,
-      discard: { file, _ in file.map { try? FileManager.default.removeItem(at: $0) } },
-      completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, route: route) { done in
-      route.session.downloadTask(with: request) { file, response, error in
-        done(error.map { .failure($0) } ?? .success((file, response)))
-      }
+    boundTask(
+      kind: .download, in: bag, label: label,
+      discard: { try? FileManager.default.removeItem(at: $0) },
+      completionHandler: completionHandler
+    ) {
+      $0.downloadTask(with: request, completionHandler: $1)
     }
   }
 
@@ -162,16 +141,5 @@ extension URLSession {
   ) -> URLSessionDownloadTask {
     downloadTask(
       with: URLRequest(url: url), in: bag, label: label, completionHandler: completionHandler)
-  }
-
-  private static func triple<First: Sendable, Second: Sendable>(
-    _ handler: @escaping @Sendable (First?, Second?, (any Error)?) -> Void
-  ) -> @Sendable (Result<(First?, Second?), any Error>) -> Void {
-    { result in
-      switch result {
-      case .success(let (first, second)): handler(first, second, nil)
-      case .failure(let error): handler(nil, nil, error)
-      }
-    }
   }
 }

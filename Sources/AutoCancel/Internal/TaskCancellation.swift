@@ -3,30 +3,24 @@
 ///
 /// The bag registers this before the task exists, so that the task can finish its own
 /// registration; a cancel that arrives in between is kept and applied by `attach`.
-final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, WrappingWork,
-  @unchecked Sendable
+final class TaskCancellation: Locked<CancelLatch<any AutoCancellable, CancellationReason>>,
+  AutoCancellable, WrappingWork, @unchecked Sendable
 {
-  // Safety: all state is in `State`, touched only inside `withLock`.
-
-  struct State: Sendable {
-    var task: (any AutoCancellable)?
-    var reason: CancellationReason?
-  }
+  // Safety: all state is in the latch, touched only inside `withLock`.
 
   /// The cancellation of the bag task running now, if any.
   @TaskLocal static var current: TaskCancellation?
 
   init() {
-    super.init(state: State())
+    super.init(state: CancelLatch())
   }
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.
   func attach(_ task: some AutoCancellable) {
-    let cancelled = withLock { state in
-      state.task = task
-      return state.reason != nil
+    switch withLock({ $0.attach(task) }) {
+    case .proceed: break
+    case .cancel(let task, _): task.cancel()
     }
-    if cancelled { task.cancel() }
   }
 
   /// Called first thing inside the task: if a cancel came before `attach` (the bag had
@@ -39,18 +33,13 @@ final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, W
   func cancel() { cancel(reason: .explicit) }
 
   func cancel(reason: CancellationReason) {
-    let task: (any AutoCancellable)? = withLock { state in
-      guard state.reason == nil else { return nil }
-      state.reason = reason
-      return state.task
-    }
-    task?.cancel()
+    if case .cancel(let task) = withLock({ $0.cancel(reason) }) { task.cancel() }
   }
 
-  var reason: CancellationReason? { withLock { $0.reason } }
+  var reason: CancellationReason? { withLock { $0.cancellationReason } }
 
   var wrappedTypeName: String {
-    withLock { $0.task.map { String(describing: type(of: $0)) } } ?? "Task"
+    withLock { $0.attachedWork.map { String(describing: type(of: $0)) } } ?? "Task"
   }
 }
 
