@@ -97,9 +97,10 @@ final class StreamRequest: AutoCancellable, Sendable {
   }
 
   func completed(_ error: (any Error)?) {
-    let decided = state.withLock { state in
-      state.latch.complete() ? (state.takeHeadWaiter(), state.registration) : nil
-    }
+    let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
+      state.withLock { state in
+        state.latch.complete() ? (state.takeHeadWaiter(), state.registration) : nil
+      }
     guard let (waiter, registration) = decided else { return }
     registration?.finish()
     if let waiter {
@@ -120,12 +121,16 @@ final class StreamRequest: AutoCancellable, Sendable {
   func cancelByAwaitingTask() { cancel(beforeHeadOnly: true) }
 
   private func cancel(beforeHeadOnly: Bool) {
-    let decided = state.withLock { state in
-      if beforeHeadOnly, case .settled = state.head { return nil }
-      let action = state.latch.cancel(())
-      if case .none = action { return nil }
-      return (action, state.takeHeadWaiter(), state.registration)
-    }
+    let decided:
+      (
+        CancelLatch<URLSessionTask, Void>.CancelAction,
+        CheckedContinuation<URLResponse, any Error>?, CancelRegistration?
+      )? = state.withLock { state in
+        if beforeHeadOnly, case .settled = state.head { return nil }
+        let action = state.latch.cancel(())
+        if case .none = action { return nil }
+        return (action, state.takeHeadWaiter(), state.registration)
+      }
     guard let (action, waiter, registration) = decided else { return }
     registration?.finish()
     if case .cancel(let task) = action {

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// A wrapper, not a conformance of `URLSessionTask`: Foundation's own `cancel()` waits for the
 /// session's queue on Linux, and the bag must never call it inline.
-final class RawTaskWork: AutoCancellable, Sendable {
+final class RawTaskWork: FinishReporting, Sendable {
   let task: URLSessionTask
 
   init(_ task: URLSessionTask) { self.task = task }
