@@ -159,12 +159,12 @@ struct CancellationLoadTests {
       session: session, owners: 24, perOwner: 8, phase: 0, generator: &generator,
       counter: counter)
     #expect(first.arrived == first.expected, "seed \(seed): watchdog fired in phase 0")
-    let descriptorsAfterFirst = openFileDescriptorCount()
+    let descriptorsAfterFirst = try openFileDescriptorCount()
     let second = await mixedLoad(
       session: session, owners: 24, perOwner: 8, phase: 1, generator: &generator,
       counter: counter)
     #expect(second.arrived == second.expected, "seed \(seed): watchdog fired in phase 1")
-    let descriptorsAfterSecond = openFileDescriptorCount()
+    let descriptorsAfterSecond = try openFileDescriptorCount()
     print(
       "dozensOfOwners: \(first.expected + second.expected) requests, descriptors after phase 0:"
         + " \(descriptorsAfterFirst), after phase 1: \(descriptorsAfterSecond)")

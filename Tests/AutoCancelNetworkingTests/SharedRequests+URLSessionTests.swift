@@ -25,7 +25,7 @@ struct SharedRequestsURLSessionTests {
     try server.start()
     defer { server.stop() }
     let session = makeCachingSession()
-    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let shared = SharedURLRequests()
     let request = URLRequest(
       url: server.url("/slow?size=400000&chunk=16384&interval_ms=5&id=once"))
     let owners = (0..<4).map { _ in Owner() }
@@ -44,7 +44,7 @@ struct SharedRequestsURLSessionTests {
     try server.start()
     defer { server.stop() }
     let session = makeCachingSession()
-    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let shared = SharedURLRequests()
     let request = Self.slowRequest(server, id: "stay")
     var leaving: Owner? = Owner()
     let staying = Owner()
@@ -67,7 +67,7 @@ struct SharedRequestsURLSessionTests {
     try server.start()
     defer { server.stop() }
     let session = makeCachingSession()
-    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let shared = SharedURLRequests()
     // Too slow to finish during the test, however loaded the machine: only a cancel ends it.
     let request = Self.slowRequest(
       server, id: "all-gone", size: 50_000_000, intervalMilliseconds: 20)
