@@ -182,3 +182,72 @@ struct CancellationReasonScopeTests {
     #expect(inner == nil)
   }
 }
+
+@Suite("The reason of a bag task, where the bag did not cause the cancellation")
+struct ForeignCancellationReasonTests {
+  @Test(
+    "is nil in an unstructured task made inside it, cancelled by the user, after the bag replaced it"
+  )
+  func nilInUserCancelledUnstructuredTask() async {
+    let bag = CancelBag()
+    let innerStarted = Signal()
+    let bagCancelled = Signal()
+    let inner = Protected<Task<CancellationReason?, Never>?>(nil)
+    let outer = bag.task(key: "k") { () async -> CancellationReason? in
+      let task = Task { () async -> CancellationReason? in
+        innerStarted.fire()
+        await suspendUntilCancelled()
+        await bagCancelled.wait()
+        return CancellationReason.current
+      }
+      inner.withLock { $0 = task }
+      await suspendUntilCancelled()
+      return CancellationReason.current
+    }
+    await innerStarted.wait()
+    let innerTask = inner.withLock { $0 }!
+    innerTask.cancel()
+    bag.task(key: "k") {}
+    #expect(await outer.value == .replaced)
+    bagCancelled.fire()
+    #expect(await innerTask.value == nil)
+  }
+
+  @Test("is nil in a bag task cancelled through its handle before the bag ended")
+  func nilWhenCancelledThroughHandle() async {
+    let bag = CancelBag()
+    let started = Signal()
+    let bagEnded = Signal()
+    let task = bag.task { () async -> CancellationReason? in
+      started.fire()
+      await suspendUntilCancelled()
+      await bagEnded.wait()
+      return CancellationReason.current
+    }
+    await started.wait()
+    task.cancel()
+    bag.end(reason: .custom("closed"))
+    bagEnded.fire()
+    #expect(await task.value == nil)
+  }
+
+  @Test("is nil in a child task, and the bag's reason in the bag task around it")
+  func childTasksReadNil() async {
+    let bag = CancelBag()
+    let started = Signal()
+    let task = bag.task { () async -> (CancellationReason?, CancellationReason?) in
+      async let child: CancellationReason? = {
+        started.fire()
+        await suspendUntilCancelled()
+        return CancellationReason.current
+      }()
+      let inChild = await child
+      return (inChild, CancellationReason.current)
+    }
+    await started.wait()
+    bag.cancelAll(reason: .custom("left"))
+    let (inChild, inBagTask) = await task.value
+    #expect(inChild == nil)
+    #expect(inBagTask == .custom("left"))
+  }
+}
