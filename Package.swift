@@ -27,13 +27,27 @@ let package = Package(
       name: "autocancel-bench",
       dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
     ),
-    .testTarget(name: "AutoCancelTests", dependencies: ["AutoCancel"]),
+    // What the tests share (bounded waits, gates, signals); only test targets depend on it,
+    // so it never reaches an app's build. It depends on nothing under test: only on the
+    // loopback server, the tests' referee.
+    .target(
+      name: "AutoCancelTestSupport",
+      dependencies: ["LoopbackHTTPServer"],
+      path: "Tests/AutoCancelTestSupport"
+    ),
+    .testTarget(name: "AutoCancelTests", dependencies: ["AutoCancel", "AutoCancelTestSupport"]),
     .testTarget(
       name: "AutoCancelNetworkingTests",
-      dependencies: ["AutoCancelNetworking", "LoopbackHTTPServer"]
+      dependencies: ["AutoCancelNetworking", "LoopbackHTTPServer", "AutoCancelTestSupport"]
     ),
-    .testTarget(name: "LoopbackHTTPServerTests", dependencies: ["LoopbackHTTPServer"]),
-    .testTarget(name: "DemoScenarioTests", dependencies: ["DemoScenario", "LoopbackHTTPServer"]),
+    .testTarget(
+      name: "LoopbackHTTPServerTests",
+      dependencies: ["LoopbackHTTPServer", "AutoCancelTestSupport"]
+    ),
+    .testTarget(
+      name: "DemoScenarioTests",
+      dependencies: ["DemoScenario", "LoopbackHTTPServer", "AutoCancelTestSupport"]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import AutoCancel
 import AutoCancelNetworking
+import AutoCancelTestSupport
 import Dispatch
 import Foundation
 import LoopbackHTTPServer
@@ -66,16 +67,22 @@ struct AsyncOwnershipPatternTests {
   func disconnect(
     id: String, pattern: String, trigger: () -> Void
   ) async -> RequestRecord? {
-    let midway = await server.waitForRecord(id: id) { $0.bytesSent >= 65_536 }
-    #expect(midway != nil, "the request \(id) never got going")
+    await server.expectRecord(id: id) { $0.bytesSent >= 65_536 }
     let triggeredAt = DispatchTime.now()
     trigger()
-    let record = await server.waitForRecord(id: id) { $0.clientWentAway }
+    let record = await server.expectRecord(id: id) { $0.clientWentAway }
     if let gone = record?.clientWentAwayAt {
       let ms = Double(gone.uptimeNanoseconds &- triggeredAt.uptimeNanoseconds) / 1e6
       print("disconnect latency, \(pattern): \(String(format: "%.2f", ms)) ms")
     }
     return record
+  }
+
+  /// Returns once `bag` holds nothing (the task left it), or fails after the bound.
+  nonisolated static func waitUntilEmpty(
+    _ bag: CancelBag, sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    await waitUntil("the bag is empty", sourceLocation: sourceLocation) { bag.count == 0 }
   }
 
   @Test("a bag task's request closes at the server when the owner goes away")
@@ -98,8 +105,7 @@ struct AsyncOwnershipPatternTests {
     }
     #expect(record?.clientWentAway == true)
     #expect(model.shown == nil)
-    let drained = await waitUntil { model.cancelBag.count == 0 }
-    #expect(drained, "the cancelled task left the bag")
+    await Self.waitUntilEmpty(model.cancelBag)
   }
 
   @Test("autoCancelTask's request closes at the server when the owner goes away")
@@ -142,9 +148,8 @@ struct AsyncOwnershipPatternTests {
   func completedRequestDelivers() async throws {
     let model = ProfileModel()
     model.load(server.url("/bytes?size=4096&id=a-done"))
-    let delivered = await waitUntil { model.shown?.count == 4096 }
-    #expect(delivered)
-    let drained = await waitUntil { model.cancelBag.count == 0 }
-    #expect(drained)
+    // The task shows the body before it leaves the bag.
+    await Self.waitUntilEmpty(model.cancelBag)
+    #expect(model.shown?.count == 4096)
   }
 }

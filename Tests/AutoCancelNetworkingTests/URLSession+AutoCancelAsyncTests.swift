@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import AutoCancel
 import AutoCancelNetworking
 import Foundation
@@ -32,7 +33,7 @@ struct URLSessionAutoCancelAsyncTests {
     let bag = CancelBag()
     let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-bag")
     Task {
-      _ = await server.waitForRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
+      await server.expectRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
       bag.end(reason: .custom("screen closed"))
     }
     await #expect(throws: CancellationError.self) {
@@ -48,7 +49,7 @@ struct URLSessionAutoCancelAsyncTests {
     let bag = CancelBag()
     let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-task")
     let task = Task { try await makeCachingSession().data(from: url, in: bag) }
-    _ = await server.waitForRecord(id: "async-task") { $0.bytesSent >= 65_536 }
+    await server.expectRecord(id: "async-task") { $0.bytesSent >= 65_536 }
     task.cancel()
     await #expect(throws: CancellationError.self) { _ = try await task.value }
     let record = try #require(await server.waitForRecord(id: "async-task"))
@@ -61,7 +62,7 @@ struct URLSessionAutoCancelAsyncTests {
     let bag = CancelBag()
     let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-key")
     let task = bag.task { try await makeCachingSession().data(from: url, in: nil) }
-    _ = await server.waitForRecord(id: "async-key") { $0.bytesSent >= 65_536 }
+    await server.expectRecord(id: "async-key") { $0.bytesSent >= 65_536 }
     bag.cancelAll(reason: .replaced)
     await #expect(throws: CancellationError.self) { _ = try await task.value }
     let record = try #require(await server.waitForRecord(id: "async-key"))

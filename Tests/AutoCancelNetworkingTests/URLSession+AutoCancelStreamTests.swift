@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import AutoCancel
 import AutoCancelNetworking
 import Foundation
@@ -81,7 +82,7 @@ struct URLSessionAutoCancelStreamTests {
     let bag = CancelBag()
     let url = server.url("/delay?ms=20000&size=10&id=stream-head")
     let task = Task { try await makeCachingSession().stream(for: URLRequest(url: url), in: bag) }
-    _ = await server.waitForRecord(id: "stream-head") { _ in true }
+    await server.expectRecord(id: "stream-head") { _ in true }
     task.cancel()
     await #expect(throws: CancellationError.self) { _ = try await task.value }
     let record = try #require(await server.waitForRecord(id: "stream-head"))

@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import AutoCancel
 import AutoCancelNetworking
 import Foundation
@@ -49,7 +50,7 @@ struct URLSessionAutoCancelTests {
         }.resume()
       }
       Task {
-        _ = await server.waitForRecord(id: "mid") { $0.bytesSent >= 65_536 }
+        await server.expectRecord(id: "mid") { $0.bytesSent >= 65_536 }
         _ = owner.take()  // the last reference: the owner's deinit ends its bag
       }
     }
@@ -134,7 +135,7 @@ struct URLSessionAutoCancelTests {
         continuation.resume(returning: error)
       }.resume()
       Task {
-        _ = await server.waitForRecord(id: "dl") { $0.bytesSent >= 65_536 }
+        await server.expectRecord(id: "dl") { $0.bytesSent >= 65_536 }
         bag.cancelAll(reason: .custom("paused"))
       }
     }

@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import AutoCancel
 import AutoCancelNetworking
 import Foundation
@@ -23,7 +24,7 @@ struct URLSessionTaskAutoCancellableTests {
       owner.peek { _ = $0!.cancelBag.add(task) }
       task.resume()
       Task {
-        _ = await server.waitForRecord(id: "raw") { $0.bytesSent >= 65_536 }
+        await server.expectRecord(id: "raw") { $0.bytesSent >= 65_536 }
         _ = owner.take()
       }
     }

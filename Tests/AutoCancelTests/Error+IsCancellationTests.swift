@@ -1,4 +1,5 @@
 import Testing
+import AutoCancelTestSupport
 
 @testable import AutoCancel
 

@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelTestSupport
 import Dispatch
 import Testing
 

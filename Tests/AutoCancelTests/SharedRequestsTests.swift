@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 @testable import AutoCancel
 import Testing
 
@@ -13,8 +14,6 @@ struct SharedRequestsTests {
       /// A cancel that came before the operation started waiting.
       var cancelledEarly = false
       var cancelledWith: [CancellationReason?] = []
-      var startWatchers: [CheckedContinuation<Void, Never>] = []
-      var cancelWatchers: [CheckedContinuation<Void, Never>] = []
     }
 
     var starts: Int { state.withLock { $0.starts } }
@@ -22,12 +21,7 @@ struct SharedRequestsTests {
 
     /// The operation to share: waits until the test completes it, or it is cancelled.
     func run() async throws -> Int {
-      let watchers = state.withLock { state in
-        state.starts += 1
-        defer { state.startWatchers = [] }
-        return state.startWatchers
-      }
-      for watcher in watchers { watcher.resume() }
+      state.withLock { $0.starts += 1 }
       do {
         return try await withTaskCancellationHandler {
           try await withCheckedThrowingContinuation { continuation in
@@ -50,12 +44,7 @@ struct SharedRequestsTests {
       } catch is CancellationError {
         // The reason is read in the task; a cancellation handler runs on the canceller's side.
         let reason = CancellationReason.current
-        let watchers = state.withLock { state in
-          state.cancelledWith.append(reason)
-          defer { state.cancelWatchers = [] }
-          return state.cancelWatchers
-        }
-        for watcher in watchers { watcher.resume() }
+        state.withLock { $0.cancelledWith.append(reason) }
         throw CancellationError()
       }
     }
@@ -69,25 +58,13 @@ struct SharedRequestsTests {
       waiter?.resume(with: result)
     }
 
-    func started() async {
-      await withCheckedContinuation { continuation in
-        let ready = state.withLock { state in
-          if state.starts > 0 { return true }
-          state.startWatchers.append(continuation)
-          return false
-        }
-        if ready { continuation.resume() }
-      }
+    func started(sourceLocation: SourceLocation = #_sourceLocation) async {
+      await waitUntil("the request starts", sourceLocation: sourceLocation) { starts > 0 }
     }
 
-    func cancelled() async {
-      await withCheckedContinuation { continuation in
-        let ready = state.withLock { state in
-          if !state.cancelledWith.isEmpty { return true }
-          state.cancelWatchers.append(continuation)
-          return false
-        }
-        if ready { continuation.resume() }
+    func cancelled(sourceLocation: SourceLocation = #_sourceLocation) async {
+      await waitUntil("the request is cancelled", sourceLocation: sourceLocation) {
+        !cancellations.isEmpty
       }
     }
   }
@@ -103,7 +80,7 @@ struct SharedRequestsTests {
     }
     await request.started()
     #expect(shared.count == 1)
-    while shared.callerCount(for: "a") < 5 { await Task.yield() }
+    await waitUntil("all five callers share the request") { shared.callerCount(for: "a") == 5 }
     #expect(shared.callerCount(for: "b") == 0)
     request.complete(with: .success(42))
     for caller in callers { #expect(try await caller.value == 42) }

@@ -4,20 +4,21 @@ import Testing
 
 @Suite(
   "The demo's scenario, run small, shows AutoCancel stopping what the server sends for gone screens",
-  .timeLimit(.minutes(1)))
+  .timeLimit(.minutes(2)))
 struct ScenarioRunnerTests {
-  /// Two people: one leaves a screen 200 ms in, while its 6 MB download (about 3.8 s at the
-  /// server's pace) and a feed whose server thinks for 4 s are in flight; the other stays on
-  /// a small screen until it has loaded. The margins are wide so that a leave delayed by a
-  /// busy machine (seen: over a second, with the whole package's tests in parallel) still
-  /// finds both requests in flight.
+  /// Two people: one leaves a screen 200 ms in, while its 32 MB download (about 20 s at the
+  /// server's pace) and a feed whose server thinks for 20 s are in flight; the other stays
+  /// on a small screen until it has loaded. The leave is timed, so the margins are a hundred
+  /// times the delay: a leave held up by a loaded machine under ThreadSanitizer (seen: over a
+  /// second) still finds both requests in flight. Only the run without binding waits the
+  /// 20 s; with AutoCancel the leave cuts both requests short.
   static let plan = ScenarioPlan(
     screens: [
       ScreenPlan(
         id: "left", person: 0,
         requests: [
-          RequestPlan(id: "left-feed", kind: .feed, bodyBytes: 10_000, delayMilliseconds: 4_000),
-          RequestPlan(id: "left-download", kind: .download, bodyBytes: 6_000_000),
+          RequestPlan(id: "left-feed", kind: .feed, bodyBytes: 10_000, delayMilliseconds: 20_000),
+          RequestPlan(id: "left-download", kind: .download, bodyBytes: 32_000_000),
         ],
         departure: .leaveAfter(milliseconds: 200)),
       ScreenPlan(

@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import Dispatch
 import Foundation
 import LoopbackHTTPServer
@@ -92,7 +93,7 @@ struct LoopbackHTTPServerClientGoneTests {
     let client = try RawClient(port: server.port)
     try client.get("/delay?ms=60000&size=100&id=gone-delay")
     // Wait until the server is inside the delay, then leave.
-    _ = await server.waitForRecord(id: "gone-delay") { $0.bytesPlanned == 100 }
+    await server.expectRecord(id: "gone-delay") { $0.bytesPlanned == 100 }
     client.close()
 
     let record = try #require(await server.waitForRecord(id: "gone-delay", timeout: 20))

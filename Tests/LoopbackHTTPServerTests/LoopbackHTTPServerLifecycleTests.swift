@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import Foundation
 import LoopbackHTTPServer
 import Testing
@@ -130,7 +131,7 @@ struct LoopbackHTTPServerLifecycleTests {
     try client.get("/bytes?size=1&id=done")
     _ = try client.readResponse()
     let pending = Task { await server.waitForRecord(id: "done", timeout: 30) { _ in false } }
-    _ = await server.waitForRecord(id: "done")
+    await server.expectRecord(id: "done")
     server.stop()
     #expect(await pending.value == nil)
     // After stop the waits answer at once from the final state.

@@ -1,3 +1,6 @@
+import AutoCancelTestSupport
+import Testing
+
 @testable import AutoCancel
 
 /// A clock that only moves when a test advances it, so deadline tests wait for outcomes
@@ -21,7 +24,6 @@ final class ManualClock: Clock, @unchecked Sendable {
     var sleepers: [Int: Sleeper] = [:]
     var cancelledBeforeSleeping: Set<Int> = []
     var nextID = 0
-    var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
   }
 
   private let state = Locked(State())
@@ -47,7 +49,7 @@ final class ManualClock: Clock, @unchecked Sendable {
           state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
           return nil
         }
-        if let outcome { continuation.resume(with: outcome) } else { changed() }
+        if let outcome { continuation.resume(with: outcome) }
       }
     } onCancel: {
       let sleeper = state.withLock { state in
@@ -56,7 +58,6 @@ final class ManualClock: Clock, @unchecked Sendable {
         return sleeper
       }
       sleeper?.continuation.resume(throwing: CancellationError())
-      changed()
     }
   }
 
@@ -69,28 +70,12 @@ final class ManualClock: Clock, @unchecked Sendable {
       return due.values.map(\.continuation)
     }
     for continuation in due { continuation.resume() }
-    changed()
   }
 
-  /// Returns once exactly `count` sleepers wait.
-  func waitForSleepers(_ count: Int) async {
-    await withCheckedContinuation { continuation in
-      let ready = state.withLock { state in
-        if state.sleepers.count == count { return true }
-        state.watchers.append((count, continuation))
-        return false
-      }
-      if ready { continuation.resume() }
+  /// Returns once exactly `count` sleepers wait (a bounded wait: see ``waitUntil``).
+  func waitForSleepers(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+    await waitUntil("\(count) sleepers wait", sourceLocation: sourceLocation) {
+      sleeperCount == count
     }
-  }
-
-  private func changed() {
-    let ready = state.withLock { state in
-      let count = state.sleepers.count
-      let ready = state.watchers.filter { $0.count == count }.map(\.continuation)
-      state.watchers.removeAll { $0.count == count }
-      return ready
-    }
-    for continuation in ready { continuation.resume() }
   }
 }

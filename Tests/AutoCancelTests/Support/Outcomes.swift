@@ -1,35 +1,30 @@
+import AutoCancelTestSupport
+import Testing
+
 @testable import AutoCancel
 
 /// Work that records how it ended, and lets a test await it.
 final class RecordingWork: AutoCancellable, Sendable {
-  private let state = Locked<
-    (reasons: [CancellationReason], waiters: [CheckedContinuation<CancellationReason, Never>])
-  >(([], []))
+  private let reasonsSeen = Locked<[CancellationReason]>([])
 
   func cancel() { cancel(reason: .explicit) }
 
   func cancel(reason: CancellationReason) {
-    let waiters = state.withLock { state in
-      state.reasons.append(reason)
-      defer { state.waiters = [] }
-      return state.waiters
-    }
-    for waiter in waiters { waiter.resume(returning: reason) }
+    reasonsSeen.withLock { $0.append(reason) }
   }
 
   /// Every reason it was cancelled with, in order.
-  var reasons: [CancellationReason] { state.withLock { $0.reasons } }
+  var reasons: [CancellationReason] { reasonsSeen.withLock { $0 } }
 
-  /// Waits for the first cancellation and returns its reason.
-  func cancellation() async -> CancellationReason {
-    await withCheckedContinuation { continuation in
-      let reason: CancellationReason? = state.withLock { state in
-        if let first = state.reasons.first { return first }
-        state.waiters.append(continuation)
-        return nil
-      }
-      if let reason { continuation.resume(returning: reason) }
-    }
+  /// Waits for the first cancellation and returns its reason; `nil` if the wait gave up
+  /// (see ``waitUntil``).
+  func cancellation(
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async
+    -> CancellationReason?
+  {
+    await waitUntil("the work is cancelled", sourceLocation: sourceLocation) { !reasons.isEmpty }
+    return reasons.first
   }
 }
 

@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import AutoCancel
 
 /// Work that records every cancel it receives, with its reason, thread-safely.

@@ -1,48 +1,6 @@
+import AutoCancelTestSupport
 import Foundation
-
-/// A one-way signal: closed until `open()`, then open for good.
-///
-/// Threads block in `wait()`; async code suspends in `opened()`. Used to hold a work item's
-/// `cancel` (or a thread) at a known point until the test lets it go: a behaviour check,
-/// never a timing one.
-final class Gate: @unchecked Sendable {
-  // Safety: `isOpen` and `continuations` are only touched under `condition`.
-  private let condition = NSCondition()
-  private var isOpen = false
-  private var continuations: [CheckedContinuation<Void, Never>] = []
-
-  /// Opens the gate, releasing every waiter. Idempotent.
-  func open() {
-    let waiting: [CheckedContinuation<Void, Never>] = condition.withLock {
-      isOpen = true
-      condition.broadcast()
-      defer { continuations = [] }
-      return continuations
-    }
-    for continuation in waiting { continuation.resume() }
-  }
-
-  /// Blocks the calling thread until the gate is open.
-  func wait() {
-    condition.withLock {
-      while !isOpen { condition.wait() }
-    }
-  }
-
-  /// Suspends until the gate is open.
-  func opened() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let alreadyOpen = condition.withLock {
-        if !isOpen { continuations.append(continuation) }
-        return isOpen
-      }
-      if alreadyOpen { continuation.resume() }
-    }
-  }
-
-  /// Whether the gate has been opened.
-  var hasOpened: Bool { condition.withLock { isOpen } }
-}
+import Testing
 
 /// Runs `body(index)` on `count` new threads that all start together, and returns when every
 /// one has returned.

@@ -1,24 +1,25 @@
 import Foundation
 
-/// A value shared between threads, guarded by a lock (test helper).
+/// A value shared between threads, guarded by a lock of the tests' own.
 ///
 /// Reference semantics: copies share one value. `body` must not call back into the same box.
-final class Protected<Value>: @unchecked Sendable {
+/// An `NSLock`, not the package's lock: the tests' referee never depends on the code under test.
+package final class Protected<Value>: @unchecked Sendable {
   // Safety: `value` is only touched inside `withLock`, under `lock`.
   private var value: Value
   private let lock = NSLock()
 
-  init(_ value: Value) {
+  package init(_ value: Value) {
     self.value = value
   }
 
   /// Runs `body` with exclusive access to the value.
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)
   }
 
   /// A copy of the value.
-  var current: Value { withLock { $0 } }
+  package var current: Value { withLock { $0 } }
 }
