@@ -1,4 +1,4 @@
-// The one file of this test target that touches the platform C library.
+// The one file of this test target that touches the platform C library: descriptors and memory.
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -24,4 +24,21 @@ func openFileDescriptorCount() throws -> Int {
     open += 1
   }
   return open
+}
+
+/// The process's resident memory in kilobytes (`VmRSS` of `/proc/self/status`), for the
+/// figures the memory tests print; nil where `/proc` does not exist. Never asserted: it moves
+/// with everything else the process does.
+func residentKilobytes() -> Int? {
+  guard let file = fopen("/proc/self/status", "r") else { return nil }
+  defer { fclose(file) }
+  var line = [CChar](repeating: 0, count: 256)
+  while fgets(&line, Int32(line.count), file) != nil {
+    let text = String(
+      decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    if text.hasPrefix("VmRSS:") {
+      return Int(text.dropFirst(6).filter(\.isNumber))
+    }
+  }
+  return nil
 }
