@@ -10,7 +10,7 @@ extension AutoCancelOwner {
   /// goes away; forgotten by itself once it has completed.
   ///
   /// The Swift form of `[self autoCancelRequestOnDealloc:task]`. Same contract as
-  /// ``AutoCancel/CancelBag/add(_:key:label:)-(URLSessionTask,_,_)``.
+  /// ``AutoCancel/CancelBag/add(_:key:label:)``.
   ///
   /// ```swift
   /// let task = session.dataTask(with: url) { [weak self] data, _, _ in self?.show(data) }

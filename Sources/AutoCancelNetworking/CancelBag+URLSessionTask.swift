@@ -26,7 +26,7 @@ extension CancelBag {
   /// - `URLSessionTask.cancel()` runs later on a private serial queue, never on the thread
   ///   that ends the bag, so ending a bag in a `deinit`, under a lock or in a Swift
   ///   cancellation handler cannot deadlock.
-  /// - A completed task leaves the bag without a call to ``CancelRegistration/finish()``: the
+  /// - A completed task leaves the bag without a call to `CancelRegistration.finish()`: the
   ///   bag looks for completed work as it grows, so a long-lived owner holds only the tasks
   ///   in flight and a few completed ones, and frees the rest. Cancelling a task that
   ///   completed meanwhile does nothing.
