@@ -52,6 +52,7 @@ struct URLSessionAutoCancelAsyncTests {
     await server.expectRecord(id: "async-task") { $0.bytesSent >= 65_536 }
     task.cancel()
     await #expect(throws: CancellationError.self) { _ = try await task.value }
+    #expect((await task.result).isCancellationFailure)
     let record = try #require(await server.waitForRecord(id: "async-task"))
     #expect(record.clientWentAway)
     #expect(bag.count == 0)
@@ -92,5 +93,13 @@ struct URLSessionAutoCancelAsyncTests {
     let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
     #expect(size == 7000)
     #expect(bag.count == 0)
+  }
+}
+
+extension Result {
+  /// Whether this is a failure that `isCancellation` recognises.
+  var isCancellationFailure: Bool {
+    if case .failure(let error) = self { return error.isCancellation }
+    return false
   }
 }

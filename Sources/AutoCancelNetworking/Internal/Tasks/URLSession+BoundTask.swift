@@ -50,7 +50,9 @@ extension URLSession {
     boundTask(
       kind: kind, in: bag, label: label, cancellationError: URLError(.cancelled),
       deliverCancellationOnDelegateQueue: true,
-      discard: { (body: Body?, _: URLResponse?) in body.map { discard?($0) } },
+      discard: discard.map { discard in
+        { (result: (Body?, URLResponse?)) in _ = result.0.map(discard) }
+      },
       settle: { body, response, error in
         if let error { return .failure(error) }
         return .success((body, response))
