@@ -4,8 +4,9 @@ import Testing
 /// How long a test waits for an outcome before it gives up, in seconds.
 ///
 /// A safety net, not a measurement: far longer than any outcome takes on a loaded machine
-/// under ThreadSanitizer, so that passing it means the outcome will never come.
-package let waitBound: Double = 60
+/// under ThreadSanitizer, so that passing it means the outcome will never come. Shorter than
+/// the suites' one-minute time limit, so that a missed outcome fails with the wait's message.
+package let waitBound: Double = 45
 
 /// Returns once `condition` holds: the one way the tests wait for an outcome.
 ///

@@ -52,7 +52,7 @@ struct LoopbackHTTPServerLifecycleTests {
     let idle = try RawClient(port: port)
     try idle.get("/bytes?size=1")
     _ = try idle.readResponse()
-    _ = await server.waitForConnections { $0.open == 2 }
+    _ = try #require(await server.waitForConnections { $0.open == 2 })
 
     // Where /proc exists, count the process's sockets bound locally to the server's port:
     // the listener and both accepted connections now, none after stop().

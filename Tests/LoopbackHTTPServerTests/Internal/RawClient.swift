@@ -1,3 +1,5 @@
+import AutoCancelTestSupport
+
 #if canImport(Glibc)
   import Glibc
 
@@ -28,8 +30,8 @@ final class RawClient {
   private var fd: Int32
   private var pending: [UInt8] = []
 
-  /// Connects to 127.0.0.1:`port`; reads time out after 30 s so a broken server fails the test
-  /// instead of hanging it.
+  /// Connects to 127.0.0.1:`port`; reads and writes give up after ``waitBound`` seconds, so a
+  /// broken server fails the test instead of hanging it.
   init(port: Int) throws {
     #if canImport(Darwin)
       fd = socket(AF_INET, SOCK_STREAM, 0)
@@ -37,8 +39,9 @@ final class RawClient {
       fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #endif
     guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-    var timeout = timeval(tv_sec: 30, tv_usec: 0)
+    var timeout = timeval(tv_sec: Int(waitBound), tv_usec: 0)
     _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var one: Int32 = 1
     #if canImport(Darwin)
       _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
