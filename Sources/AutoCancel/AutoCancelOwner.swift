@@ -107,6 +107,22 @@ extension AutoCancelOwner {
     cancelBag.add(item, key: key, label: label)
   }
 
+  /// Binds work that is not `Sendable` to this owner, taking on the risk that Swift cannot
+  /// check: `cancel` runs on whichever thread ends the work.
+  ///
+  /// The same as `cancelBag.add(unchecked: work, cancel: cancel)`; see ``CancelBag``.
+  ///
+  /// ```swift
+  /// autoCancel(unchecked: request) { $0.cancel() }  // [self autoCancelRequestOnDealloc:request];
+  /// ```
+  @discardableResult
+  public func autoCancel<Work>(
+    unchecked work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil,
+    cancel: @escaping (Work) -> Void
+  ) -> CancelRegistration {
+    cancelBag.add(unchecked: work, key: key, label: label, cancel: cancel)
+  }
+
   /// Starts a task bound to this owner's lifetime, handing the result back to the owner if it
   /// is still there.
   ///

@@ -15,6 +15,11 @@
 /// cancelBag.add(request)
 /// ```
 ///
+/// Work the compiler cannot prove `Sendable` (most Objective-C request classes, non-final
+/// classes) joins through ``CancelBag/add(unchecked:key:label:cancel:)``, which names the
+/// risk; a cancel method that returns a value (Alamofire's `Request.cancel() -> Self`) through
+/// the closure form, `cancelBag.add { _ in request.cancel() }`.
+///
 /// ## Contract for implementers
 ///
 /// - `cancel()` may be called from any thread, including the thread that releases the

@@ -151,9 +151,40 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     core.add(DispatchWorkItemWork(item), details: .make(label: label, key: key))
   }
 
+  /// Adds work that is not `Sendable`, such as an Objective-C request class, taking on the
+  /// risk that Swift cannot check: `cancel` runs on whichever thread ends the work.
+  ///
+  /// `AutoCancellable` refines `Sendable`, because a bag cancels from the thread that
+  /// releases the owner. Work that the compiler cannot prove thread-safe joins here instead,
+  /// with the check left to you: use it only for work whose cancel method is thread-safe
+  /// (as `URLSessionTask.cancel()` and most request classes' are). `cancel` also adapts a
+  /// cancel method that returns a value:
+  ///
+  /// ```swift
+  /// cancelBag.add(unchecked: legacyRequest) { $0.cancel() }
+  /// ```
+  ///
+  /// The bag keeps `work` until it ends or the registration is finished, as with the other
+  /// forms.
+  @discardableResult
+  public func add<Work>(
+    unchecked work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil,
+    cancel: @escaping (Work) -> Void
+  ) -> CancelRegistration {
+    core.add(UncheckedWork(work, cancel: cancel), details: .make(label: label, key: key))
+  }
+
   /// Adds a closure to run once, with the reason, if the registration is cancelled.
   ///
-  /// The closure does not run when the registration is finished.
+  /// The closure does not run when the registration is finished. It is also the adapter for
+  /// `Sendable` work whose cancel method returns a value, such as Alamofire's `Request`:
+  ///
+  /// ```swift
+  /// let registration = cancelBag.add { _ in request.cancel() }
+  /// request.response { response in
+  ///   registration.finish()  // done: the bag forgets it
+  /// }
+  /// ```
   ///
   /// ```swift
   /// let registration = cancelBag.add { reason in

@@ -19,12 +19,12 @@ public struct CancelBagObservation: AutoCancellable, Hashable {
 
   /// Two observations are equal when they name the same observer of the same bag.
   public static func == (lhs: CancelBagObservation, rhs: CancelBagObservation) -> Bool {
-    lhs.core === rhs.core && lhs.id == rhs.id
+    lhs.core.identity == rhs.core.identity && lhs.id == rhs.id
   }
 
   /// Hashes the bag's identity and the observer's number.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(ObjectIdentifier(core))
+    hasher.combine(core.identity)
     hasher.combine(id)
   }
 }

@@ -71,12 +71,12 @@ public struct CancelRegistration: AutoCancellable, Hashable {
 
   /// Two registrations are equal when they name the same work in the same bag.
   public static func == (lhs: CancelRegistration, rhs: CancelRegistration) -> Bool {
-    lhs.core === rhs.core && lhs.ticket == rhs.ticket
+    lhs.core.identity == rhs.core.identity && lhs.ticket == rhs.ticket
   }
 
   /// Hashes the bag's identity and the work's ticket.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(ObjectIdentifier(core))
+    hasher.combine(core.identity)
     hasher.combine(ticket)
   }
 }

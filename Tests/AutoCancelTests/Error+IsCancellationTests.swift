@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import Testing
 import AutoCancelTestSupport
 

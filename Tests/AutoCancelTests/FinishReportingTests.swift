@@ -1,4 +1,3 @@
-import AutoCancel
 import AutoCancelTestSupport
 import Dispatch
 import Testing
@@ -52,18 +51,6 @@ private final class Uploader: AutoCancelOwner, Sendable {
   }
 }
 
-/// Waits until `condition` holds, yielding meanwhile; false if it did not within `seconds`.
-private func eventually(
-  within seconds: UInt64 = 120, _ condition: () -> Bool
-) async -> Bool {
-  let deadline = DispatchTime.now().uptimeNanoseconds + seconds * 1_000_000_000
-  while !condition() {
-    if Task.isCancelled || DispatchTime.now().uptimeNanoseconds > deadline { return false }
-    await Task.yield()
-  }
-  return true
-}
-
 @Suite("Finished work bound with the one-liner")
 struct FinishReportingTests {
   @Test("leaves a long-lived owner by itself: 100,000 tasks, one after another, leave no trace")
@@ -76,8 +63,7 @@ struct FinishReportingTests {
       weakPayloads.append(WeakPayload(payload))
       await uploader.startUpload(payload).value
     }
-    let drained = await eventually { uploader.cancelBag.count == 0 }
-    #expect(drained, "still held: \(uploader.cancelBag.count)")
+    await waitUntil("every finished task left the bag") { uploader.cancelBag.count == 0 }
     #expect(uploader.cancelBag.slotCount <= 64)
     let alive = weakPayloads.count { $0.payload != nil }
     #expect(alive == 0)
@@ -152,7 +138,7 @@ struct FinishReportingTests {
     let task = Task {}
     await task.value
     let registration = bag.add(task)
-    #expect(await eventually { !registration.isActive })
+    await waitUntil("the finished task left") { !registration.isActive }
     #expect(bag.count == 0)
   }
 
@@ -167,7 +153,7 @@ struct FinishReportingTests {
     #expect(bag.count == 2)
     gate.fire()
     await task.value
-    #expect(await eventually { bag.count == 0 })
+    await waitUntil("both registrations left") { bag.count == 0 }
   }
 
   @Test("bound to a bag that ended, is cancelled at once and never registered")

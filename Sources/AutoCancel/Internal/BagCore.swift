@@ -2,16 +2,27 @@ import Dispatch
 
 /// The shared heart of a bag: its state and lock, in one allocation.
 ///
+/// A value whose copies share that allocation, so that a registration or a launched task
+/// holds the state without an object in between.
+///
 /// The public ``CancelBag`` is a thin front whose `deinit` ends the core; registrations and
 /// launched tasks hold the core, never the front, so they cannot keep an owner's bag alive.
 /// Every method decides under the lock and acts (cancels work, calls observers) after it.
 @usableFromInline
-final class BagCore: Locked<BagState>, @unchecked Sendable {
-  // Safety: all state is in `BagState`, touched only inside `withLock`.
+struct BagCore: Sendable {
+  private let locked: Locked<BagState>
 
   init(label: String?) {
-    super.init(state: BagState(label: label))
+    locked = Locked(BagState(label: label))
   }
+
+  @inline(__always)
+  func withLock<Result>(_ body: (inout BagState) throws -> Result) rethrows -> Result {
+    try locked.withLock(body)
+  }
+
+  /// Equal for every copy of one bag's core.
+  var identity: ObjectIdentifier { locked.identity }
 
   // MARK: Adding
 

@@ -2,8 +2,9 @@
 //
 // Synchronization's `Mutex` ships on Apple platforms from iOS 18 / macOS 15 only, so the
 // core uses the platform's own primitive: `os_unfair_lock` on Apple platforms and
-// `pthread_mutex_t` elsewhere. Both live inside a heap allocation that never moves, as
-// neither may be copied once in use.
+// `pthread_mutex_t` elsewhere. Built like swift-nio's `NIOLock`: the lock is the tail
+// element of a `ManagedBuffer` whose header is the guarded state, so state and lock share
+// one heap allocation that never moves (neither primitive may be copied once in use).
 
 #if canImport(Darwin)
   import Darwin
@@ -27,12 +28,21 @@
 
 extension UnsafeMutablePointer where Pointee == LockPrimitive {
   /// Prepares the lock at this address; call once before any other use.
+  ///
+  /// Debug builds use an error-checking mutex, so that locking twice on one thread or
+  /// unlocking from another fails loudly instead of deadlocking.
   func initializeLock() {
     #if canImport(Darwin)
       initialize(to: os_unfair_lock())
     #else
       initialize(to: pthread_mutex_t())
-      let result = pthread_mutex_init(self, nil)
+      var attributes = pthread_mutexattr_t()
+      pthread_mutexattr_init(&attributes)
+      defer { pthread_mutexattr_destroy(&attributes) }
+      #if DEBUG
+        pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
+      #endif
+      let result = pthread_mutex_init(self, &attributes)
       precondition(result == 0, "pthread_mutex_init failed: \(result)")
     #endif
   }
@@ -51,7 +61,12 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
     #if canImport(Darwin)
       os_unfair_lock_lock(self)
     #else
-      pthread_mutex_lock(self)
+      let result = pthread_mutex_lock(self)
+      #if DEBUG
+        precondition(result == 0, "pthread_mutex_lock failed: \(result)")
+      #else
+        _ = result
+      #endif
     #endif
   }
 
@@ -60,72 +75,72 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
     #if canImport(Darwin)
       os_unfair_lock_unlock(self)
     #else
-      pthread_mutex_unlock(self)
+      let result = pthread_mutex_unlock(self)
+      #if DEBUG
+        precondition(result == 0, "pthread_mutex_unlock failed: \(result)")
+      #else
+        _ = result
+      #endif
     #endif
   }
 }
 
-/// A value guarded by the platform lock.
-///
-/// Reference semantics: references share one value and one lock. The lock is not recursive:
-/// `body` must not call back into the same `Locked`, and must not run user code, cancel work
-/// or resume continuations (decide under the lock, act after it).
-///
-/// Subclasses (the bag's core, a task's cancellation state) add behaviour, never stored
-/// properties: everything lives in `State`.
-///
-/// Package access: the package's other targets share this lock rather than bring their own,
-/// so that ThreadSanitizer sees every lock the tests reach.
-@usableFromInline
-package class Locked<State: Sendable>: @unchecked Sendable {
-  // Safety: the value is only touched inside `withLock`, under the lock. Both live in one
-  // heap block at a fixed address for the object's whole life; reaching the value through a
-  // pointer (not a stored `var`) also spares every access a dynamic exclusivity check, which
-  // the lock makes redundant.
-  private struct Storage {
-    var state: State
-    var lock: LockPrimitive
-  }
-
-  private let storage: UnsafeMutablePointer<Storage>
-  // Both addresses are computed once: a key-path offset per call costs debug builds dearly.
-  private let statePointer: UnsafeMutablePointer<State>
-  private let lockPointer: UnsafeMutablePointer<LockPrimitive>
-
-  /// Creates a lock guarding `initial`.
-  ///
-  /// A convenience initializer, so that the package's other targets can create a `Locked`
-  /// while the core's internal subclasses call the designated ``init(state:)``: Swift 6.3
-  /// reports a false "infinite recursion" for an internal subclass of a `package` class whose
-  /// designated initializer is `package`.
-  package convenience init(_ initial: State) {
-    self.init(state: initial)
-  }
-
-  /// Creates a lock guarding `initial`; the initializer subclasses call.
-  init(state initial: State) {
-    storage = UnsafeMutablePointer<Storage>.allocate(capacity: 1)
-    let raw = UnsafeMutableRawPointer(storage)
-    statePointer = raw.advanced(by: MemoryLayout<Storage>.offset(of: \.state)!)
-      .assumingMemoryBound(to: State.self)
-    lockPointer = raw.advanced(by: MemoryLayout<Storage>.offset(of: \.lock)!)
-      .assumingMemoryBound(to: LockPrimitive.self)
-    statePointer.initialize(to: initial)
-    lockPointer.initializeLock()
+/// A state and its lock in one heap allocation: the header of a `ManagedBuffer` is the
+/// state, its one element the lock.
+final class LockStorage<State>: ManagedBuffer<State, LockPrimitive> {
+  /// Makes storage guarding `initial`.
+  static func make(_ initial: State) -> LockStorage {
+    let buffer = create(minimumCapacity: 1) { _ in initial }
+    let storage = unsafeDowncast(buffer, to: LockStorage.self)
+    storage.withUnsafeMutablePointerToElements { $0.initializeLock() }
+    return storage
   }
 
   deinit {
-    lockPointer.deinitializeLock()
-    statePointer.deinitialize(count: 1)
-    storage.deallocate()
+    // The header (the state) is destroyed by `ManagedBuffer`; the lock is ours.
+    withUnsafeMutablePointerToElements { $0.deinitializeLock() }
+  }
+
+  @inline(__always)
+  func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    try withUnsafeMutablePointers { state, lock in
+      lock.lock()
+      defer { lock.unlock() }
+      return try body(&state.pointee)
+    }
+  }
+}
+
+/// A value guarded by the platform lock, in one heap allocation with it.
+///
+/// Reference semantics: copies share one value and one lock. The lock is not recursive:
+/// `body` must not call back into the same `Locked`, and must not run user code, cancel work
+/// or resume continuations (decide under the lock, act after it).
+///
+/// Package access: the package's other targets share this lock rather than bring their own,
+/// so that ThreadSanitizer sees every lock the tests reach.
+///
+/// ```swift
+/// let hits = Locked(0)
+/// hits.withLock { $0 += 1 }
+/// ```
+package struct Locked<State: Sendable>: @unchecked Sendable {
+  // Safety: the value is only touched inside `withLock`, under the lock, at the fixed address
+  // of the storage; copies share that storage.
+  private let storage: LockStorage<State>
+
+  /// Creates a lock guarding `initial`.
+  package init(_ initial: State) {
+    storage = LockStorage.make(initial)
   }
 
   /// Runs `body` with exclusive access to the value.
   @inline(__always)
-  package final func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-    let lock = lockPointer
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&statePointer.pointee)
+  package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    try storage.withLock(body)
   }
+
+  /// The identity of the shared storage: equal for copies of one `Locked`, unique among
+  /// those alive.
+  package var identity: ObjectIdentifier { ObjectIdentifier(storage) }
 }

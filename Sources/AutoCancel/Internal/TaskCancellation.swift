@@ -3,11 +3,7 @@
 ///
 /// The bag registers this before the task exists, so that the task can finish its own
 /// registration; a cancel that arrives in between is kept and applied by `attach`.
-final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, WrappingWork,
-  @unchecked Sendable
-{
-  // Safety: all state is in `State`, touched only inside `withLock`.
-
+final class TaskCancellation: AutoCancellable, WrappingWork {
   struct State: Sendable {
     /// The task once it exists, and the reason once the bag cancelled it.
     var latch = CancelLatch<any AutoCancellable, CancellationReason>()
@@ -25,8 +21,10 @@ final class TaskCancellation: Locked<TaskCancellation.State>, AutoCancellable, W
   /// The cancellation of the bag task running now, if any.
   @TaskLocal static var current: TaskCancellation?
 
-  init() {
-    super.init(state: State())
+  private let locked = Locked(State())
+
+  private func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    try locked.withLock(body)
   }
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.

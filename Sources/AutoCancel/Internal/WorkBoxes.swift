@@ -51,3 +51,20 @@ final class BoxedFinishReporting<Work: FinishReporting>: FinishReporting, Wrappi
   var isFinished: Bool { work.isFinished }
   var wrappedTypeName: String { String(describing: Work.self) }
 }
+
+/// Work that is not `Sendable`, with the closure that cancels it.
+final class UncheckedWork<Work>: AutoCancellable, WrappingWork, @unchecked Sendable {
+  // Safety: not checked, by contract. `add(unchecked:cancel:)` documents that `cancel` runs
+  // on whichever thread ends the work, and its caller vouches that this is safe. The bag
+  // touches `work` only through `cancel`, at most once.
+  let work: Work
+  let cancelWork: (Work) -> Void
+
+  init(_ work: Work, cancel: @escaping (Work) -> Void) {
+    self.work = work
+    self.cancelWork = cancel
+  }
+
+  func cancel() { cancelWork(work) }
+  var wrappedTypeName: String { String(describing: Work.self) }
+}

@@ -1,0 +1,70 @@
+import AutoCancelTestSupport
+import AutoCancel
+import Testing
+
+/// A request class that is not `Sendable`, as many Objective-C request classes are.
+private final class LegacyRequest {
+  var cancelCount = 0
+  func cancel() { cancelCount += 1 }
+}
+
+/// A `Sendable` request whose cancel method returns the request, as Alamofire's does.
+private final class ChainingRequest: Sendable {
+  private let cancels = Protected(0)
+
+  @discardableResult
+  func cancel() -> Self {
+    cancels.withLock { $0 += 1 }
+    return self
+  }
+
+  var cancelCount: Int { cancels.current }
+}
+
+private final class LegacyScreen: AutoCancelOwner {
+  let cancelBag = CancelBag()
+
+  func load(_ request: LegacyRequest) {
+    autoCancel(unchecked: request) { $0.cancel() }
+  }
+}
+
+@Suite("Work that is not Sendable, or whose cancel returns a value")
+struct UncheckedWorkTests {
+  @Test("joins with add(unchecked:), and is cancelled once when the owner goes")
+  func uncheckedWorkIsCancelledWithItsOwner() {
+    let request = LegacyRequest()
+    var screen: LegacyScreen? = LegacyScreen()
+    screen?.load(request)
+    #expect(screen?.cancelBag.count == 1)
+    screen = nil
+    #expect(request.cancelCount == 1)
+  }
+
+  @Test("joined with add(unchecked:), is not cancelled once its registration is finished")
+  func finishedUncheckedWorkIsNotCancelled() {
+    let request = LegacyRequest()
+    let bag = CancelBag()
+    bag.add(unchecked: request) { $0.cancel() }.finish()
+    bag.end()
+    #expect(request.cancelCount == 0)
+  }
+
+  @Test("whose cancel returns a value joins through the closure form")
+  func chainingCancelJoinsThroughClosure() {
+    let request = ChainingRequest()
+    let bag = CancelBag()
+    bag.add { _ in request.cancel() }
+    bag.cancelAll()
+    #expect(request.cancelCount == 1)
+  }
+
+  @Test("whose cancel returns a value joins through add(unchecked:) too")
+  func chainingCancelJoinsUnchecked() {
+    let request = ChainingRequest()
+    let bag = CancelBag()
+    bag.add(unchecked: request) { $0.cancel() }
+    bag.end()
+    #expect(request.cancelCount == 1)
+  }
+}
