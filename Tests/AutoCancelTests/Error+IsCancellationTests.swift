@@ -1,6 +1,5 @@
 import AutoCancelTestSupport
 import Testing
-import AutoCancelTestSupport
 
 @testable import AutoCancel
 
