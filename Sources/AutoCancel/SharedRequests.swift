@@ -29,18 +29,21 @@ public final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Se
   /// Makes an empty set of shared requests.
   public init() {}
 
-  /// The number of requests running now, one per key.
+  /// The number of requests running now, one per key. For tests.
+  @_spi(Testing)
   public var count: Int {
     state.withLock { state in state.entries.values.count { $0.result == nil } }
   }
 
   /// How many callers share the request running for `key` now: waiting for it, or joining.
   ///
-  /// Zero when no request runs for `key`. A snapshot, for tests and debugging.
+  /// Zero when no request runs for `key`. A snapshot, for tests: import the module with
+  /// `@_spi(Testing) import AutoCancel` to see it.
   ///
   /// ```swift
-  /// print(avatars.callerCount(for: user.id))  // 2: two screens wait for this avatar
+  /// await waitUntil("both screens wait") { avatars.callerCount(for: user.id) == 2 }
   /// ```
+  @_spi(Testing)
   public func callerCount(for key: Key) -> Int {
     state.withLock { state in
       guard let entry = state.entries[key], entry.result == nil else { return 0 }

@@ -1,4 +1,4 @@
-import AutoCancel
+@_spi(Testing) import AutoCancel
 import AutoCancelTestSupport
 import AutoCancelNetworking
 import Foundation

@@ -14,6 +14,12 @@ private final class FeedScreen: AutoCancelOwner {
   let cancelBag = CancelBag(label: "FeedScreen")
   var shown: [Int] = []
   var failures: [any Error] = []
+  /// Counts deliveries where a test can read it after the screen is gone.
+  let deliveries: Protected<Int>
+
+  init(deliveries: Protected<Int> = Protected(0)) {
+    self.deliveries = deliveries
+  }
 
   /// The documented shape: both closures inherit the main actor, and neither captures `self`.
   func reload(_ load: @escaping @Sendable () async throws -> Int) -> Task<Void, Never> {
@@ -21,6 +27,7 @@ private final class FeedScreen: AutoCancelOwner {
       try await load()
     } then: { screen, result in
       MainActor.assertIsolated()
+      screen.deliveries.withLock { $0 += 1 }
       switch result {
       case .success(let value): screen.shown.append(value)
       case .failure(let error): screen.failures.append(error)
@@ -88,7 +95,8 @@ struct AutoCancelOwnerTests {
   func autoCancelTaskDoesNotDeliverToAGoneOwner() async {
     let started = Signal()
     let reasonInLoad = Protected<CancellationReason?>(nil)
-    var screen: FeedScreen? = FeedScreen()
+    let deliveries = Protected(0)
+    var screen: FeedScreen? = FeedScreen(deliveries: deliveries)
     weak let weakScreen = screen
     let task = screen!.reload {
       started.fire()
@@ -103,6 +111,7 @@ struct AutoCancelOwnerTests {
     await task.value
     #expect(task.isCancelled)
     #expect(reasonInLoad.current == .ownerGone)
+    #expect(deliveries.current == 0)
   }
 }
 

@@ -22,7 +22,7 @@ struct ChildBagTests {
     child.add(work)
     parent = nil
     #expect(work.reasons == [.parentEnded])
-    #expect(child.isEnded)
+    #expect(child.hasEnded)
   }
 
   @Test("cancels its work with the parent's reason when the parent cancels all, and stays usable")
@@ -33,7 +33,7 @@ struct ChildBagTests {
     child.add(first)
     parent.cancelAll(reason: .custom("tab switched"))
     #expect(first.reasons == [.custom("tab switched")])
-    #expect(!child.isEnded)
+    #expect(!child.hasEnded)
     let second = RecordingWork()
     child.add(second)
     #expect(second.reasons.isEmpty)
@@ -57,7 +57,7 @@ struct ChildBagTests {
     #expect(parentWork.reasons.isEmpty)
     #expect(siblingWork.reasons.isEmpty)
     #expect(parent.count == 1 && sibling.count == 1)
-    #expect(!parent.isEnded && !sibling.isEnded)
+    #expect(!parent.hasEnded && !sibling.hasEnded)
   }
 
   @Test("leaves its parent as soon as it goes away, so a long-lived parent stays small")
@@ -147,7 +147,7 @@ struct LinkedBagTests {
     linked.add(work)
     source.cancelAll()
     #expect(work.reasons.isEmpty)
-    #expect(!linked.isEnded)
+    #expect(!linked.hasEnded)
   }
 
   @Test("leaves every source when it ends")

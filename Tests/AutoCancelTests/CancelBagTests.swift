@@ -151,12 +151,12 @@ struct CancelBagTests {
   @Test("reports whether and why it ended")
   func reportsEndState() {
     let bag = CancelBag()
-    #expect(!bag.isEnded)
+    #expect(!bag.hasEnded)
     #expect(bag.endReason == nil)
     bag.cancelAll()
-    #expect(!bag.isEnded)
+    #expect(!bag.hasEnded)
     bag.end(reason: .timedOut)
-    #expect(bag.isEnded)
+    #expect(bag.hasEnded)
     #expect(bag.endReason == .timedOut)
   }
 
@@ -408,7 +408,7 @@ struct CancelBagReentrancyTests {
       _ = bag.count
       _ = bag.snapshot()
       _ = bag.debugDescription
-      _ = bag.isEnded
+      _ = bag.hasEnded
       let registrations = others.current
       registrations[0].finish()
       registrations[1].cancel(reason: .custom("by callback"))
@@ -431,10 +431,13 @@ struct CancelBagReentrancyTests {
 
     #expect(calls.current == 1)
     #expect(reentrant.cancelCount == 1)
-    #expect(bag.isEnded)
+    #expect(bag.hasEnded)
     #expect(bag.count == 0)
-    // The other items ended once each, whoever got to them first.
-    #expect(finishedByCallback.cancelCount <= 1)
+    // The other items ended once each. cancelAll and end take every item out before the
+    // first cancel runs, so the callback's finish comes too late and the item is cancelled;
+    // a single cancel leaves it in the bag, where the finish takes effect.
+    let expectedCancels = trigger == .cancelAll || trigger == .end ? 1 : 0
+    #expect(finishedByCallback.cancelCount == expectedCancels)
     #expect(cancelledByCallback.cancelCount == 1)
     for late in lateProbes.current { #expect(late.cancelCount == 1) }
     if trigger == .registrationCancel || trigger == .keyReplacement {

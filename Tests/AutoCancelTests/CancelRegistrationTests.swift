@@ -130,6 +130,6 @@ struct CancelRegistrationTests {
     #expect(probe.reasons == [.custom("outer ended")])
     #expect(!registration.isActive)
     #expect(inner.count == 0)
-    #expect(!inner.isEnded)
+    #expect(!inner.hasEnded)
   }
 }

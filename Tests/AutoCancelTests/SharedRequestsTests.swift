@@ -1,5 +1,5 @@
 import AutoCancelTestSupport
-@testable import AutoCancel
+@_spi(Testing) @testable import AutoCancel
 import Testing
 
 @Suite("Shared requests", .timeLimit(.minutes(1)))

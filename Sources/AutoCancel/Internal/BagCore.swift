@@ -267,7 +267,7 @@ struct BagCore: Sendable {
   func snapshot() -> [CancelBagItem] {
     let now = DispatchTime.now().uptimeNanoseconds
     let items: [(StoredWork, UInt64, ItemDetails?)] = withLock { state in
-      state.slots.compactMap { slot in
+      state.table.slots.compactMap { slot in
         guard let work = slot.work else { return nil }
         let sequence = slot.sequence
         return (work, sequence, slot.flags.contains(.detailed) ? state.details[sequence] : nil)

@@ -1,5 +1,11 @@
 import Dispatch
 
+/// Work as a bag stores it: one reference and one witness table (16 bytes).
+///
+/// Classes are stored as they are; value types and closures are boxed once, at `add`.
+@usableFromInline
+typealias StoredWork = any AutoCancellable & AnyObject
+
 /// Work that wraps other work, and names the wrapped type in snapshots and events.
 protocol WrappingWork {
   var wrappedTypeName: String { get }

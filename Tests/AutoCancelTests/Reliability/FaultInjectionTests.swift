@@ -75,7 +75,7 @@ struct FaultInjectionTests {
     async let ending: Void = onNewThread { bag.end(reason: .custom("closed")) }
     await entered.opened()
 
-    #expect(bag.isEnded)
+    #expect(bag.hasEnded)
     let late = ItemRecord(id: 1)
     let registration = bag.add(RecordedWork(late))
     #expect(late.reasons == [.custom("closed")])

@@ -58,7 +58,7 @@ struct FaultStormTests {
           if !others.isEmpty { others[inner.below(others.count)].registration.cancel() }
         case .finishAnother:
           if !others.isEmpty { others[inner.below(others.count)].registration.finish() }
-        case .readBag: _ = (bag.count, bag.snapshot().count, bag.isEnded)
+        case .readBag: _ = (bag.count, bag.snapshot().count, bag.hasEnded)
         case .cancelItself:
           if let me = others.first(where: { $0.record === record }) {
             me.registration.cancel()

@@ -147,7 +147,7 @@ struct LeakTests {
     let registrations = (0..<10_000).map { _ in bag.add(HeavyWork(Payload()), key: nil) }
     for registration in registrations { registration.finish() }
     let (slots, details, keys) = bag.core.withLock {
-      ($0.slots.count, $0.details.count, $0.keys.count)
+      ($0.table.capacity, $0.details.count, $0.keys.count)
     }
     #expect(bag.count == 0)
     #expect(slots == 0)
@@ -163,7 +163,7 @@ struct LeakTests {
         bag.add(HeavyWork(Payload()), key: index % 2 == 0 ? "k\(index)" : nil, label: "r\(round)")
       }
       for registration in registrations { registration.finish() }
-      peak = max(peak, bag.core.withLock { $0.slots.count })
+      peak = max(peak, bag.core.withLock { $0.table.capacity })
     }
     let (details, keys) = bag.core.withLock { ($0.details.count, $0.keys.count) }
     #expect(peak <= 8)

@@ -1,14 +1,14 @@
 import AutoCancel
 import Testing
 
-/// The model-based randomized tests of issue 7: the real bag against a reference model.
+/// Model-based randomized tests: the real bag against a reference model.
 ///
 /// Sizes: `AUTOCANCEL_RELIABILITY_OPS` operations in all (default 1,000,000; 50,000 under
 /// ThreadSanitizer, 100,000 under AddressSanitizer), 30% in single-threaded runs and 70% in
 /// multi-threaded ones, spread over `shares` test cases that run one after the other (so that
 /// each one's time limit measures its own work), each on threads of its own (never on the
 /// cooperative pool). `AUTOCANCEL_SEED=<seed>` replays the one run
-/// whose failure printed that seed.
+/// whose failure printed that seed, in the first share alone (the others are not run).
 @Suite(
   "A bag does what its reference model says, under random operations", .serialized,
   .timeLimit(.minutes(1)))
@@ -18,6 +18,9 @@ struct ModelBasedTests {
   static let operationsPerThread = 2_500
   static let shares = 8
 
+  /// The shares to run: all of them, or the first alone when one seed is replayed.
+  static let shareArguments = ReliabilityConfig.replaySeed == nil ? Array(0..<shares) : [0]
+
   /// The seeds of share `share` of `runs` runs (the replayed seed goes to share 0 alone).
   static func seeds(share: Int, runs: Int) -> [UInt64] {
     let all = ReliabilityConfig.seeds(count: runs)
@@ -26,12 +29,12 @@ struct ModelBasedTests {
 
   @Test(
     "single-threaded random operations leave the bag in the model's state after each one",
-    arguments: 0..<shares)
+    arguments: shareArguments)
   func singleThreadedRunsMatchTheModel(share: Int) async throws {
     let total = ReliabilityConfig.totalOperations * 3 / 10
     let runs = max(1, total / Self.singleThreadedOperationsPerRun)
     let seeds = Self.seeds(share: share, runs: runs)
-    guard !seeds.isEmpty else { return }
+    try #require(!seeds.isEmpty, "share \(share) has no run")
     print(
       "single-threaded model runs, share \(share): base seed \(ReliabilityConfig.baseSeed), "
         + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
@@ -51,18 +54,21 @@ struct ModelBasedTests {
     print(
       "single-threaded model runs, share \(share): \(seeds.count) runs, \(operations) "
         + "operations, \(bags) bags, \(cancellations) cancellations checked, failures: 0")
-    #expect(operations == seeds.count * Self.singleThreadedOperationsPerRun)
+    // Each run throws on its first disagreement with the model; these say the runs did
+    // something worth checking.
+    #expect(operations > 0 && bags > 0)
+    #expect(cancellations > 0, "no run cancelled anything: the model checked no cancel")
   }
 
   @Test(
     "multi-threaded random operations end every item exactly once, for a reason they allow",
-    arguments: 0..<shares)
+    arguments: shareArguments)
   func multiThreadedRunsEndEveryItemExactlyOnce(share: Int) async throws {
     let total = ReliabilityConfig.totalOperations * 7 / 10
     let perRun = Self.threads * Self.operationsPerThread
     let runs = max(1, total / perRun)
     let seeds = Self.seeds(share: share, runs: runs)
-    guard !seeds.isEmpty else { return }
+    try #require(!seeds.isEmpty, "share \(share) has no run")
     print(
       "multi-threaded model runs, share \(share): base seed \(ReliabilityConfig.baseSeed), "
         + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")

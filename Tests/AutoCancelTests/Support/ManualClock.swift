@@ -73,8 +73,11 @@ final class ManualClock: Clock, @unchecked Sendable {
   }
 
   /// Returns once exactly `count` sleepers wait (a bounded wait: see ``waitUntil``).
-  func waitForSleepers(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
-    await waitUntil("\(count) sleepers wait", sourceLocation: sourceLocation) {
+  @discardableResult
+  func waitForSleepers(
+    _ count: Int, timeout: Double = waitBound, sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> Bool {
+    await waitUntil("\(count) sleepers wait", timeout: timeout, sourceLocation: sourceLocation) {
       sleeperCount == count
     }
   }

@@ -118,7 +118,7 @@ struct ConcurrentRun {
             _ = log.items[item].registration.isActive
           }
           _ = bag.count
-          _ = bag.isEnded
+          _ = bag.hasEnded
         }
       }
       logs.withLock { $0[index] = log }

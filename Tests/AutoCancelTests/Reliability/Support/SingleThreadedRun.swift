@@ -212,7 +212,7 @@ struct SingleThreadedRun {
       operation = .end(member, reason)
       if reason == .explicit { bag.end() } else { bag.end(reason: reason) }
       try check(expecting: expectEnd(member, reason), members: Member.allCases)
-      if bag.endReason != models[member.rawValue].endReason || !bag.isEnded {
+      if bag.endReason != models[member.rawValue].endReason || !bag.hasEnded {
         throw failure("endReason \(String(describing: bag.endReason))")
       }
     case 905..<915:
@@ -277,7 +277,7 @@ struct SingleThreadedRun {
     if models[member.rawValue].isRejected(expected, id) {
       items[id].fate = .cancelled(expected[0].reason)
       if registration.isActive { throw failure("added to an ended bag, yet active") }
-      if !bag.isEnded { throw failure("rejected by a bag that has not ended") }
+      if !bag.hasEnded { throw failure("rejected by a bag that has not ended") }
     }
     try check(expecting: expected, members: [member])
   }

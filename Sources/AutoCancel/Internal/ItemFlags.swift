@@ -1,0 +1,18 @@
+/// What a slot remembers about its work beyond the work itself.
+@usableFromInline
+struct ItemFlags: OptionSet, Sendable {
+  @usableFromInline var rawValue: UInt64
+
+  @usableFromInline
+  init(rawValue: UInt64) { self.rawValue = rawValue }
+
+  /// Registered under a key: its removal must clear the key, if the key still names it.
+  static let keyed = ItemFlags(rawValue: 1 << 0)
+  /// Has an entry in `details` (a label, a key, the time it was added).
+  static let detailed = ItemFlags(rawValue: 1 << 1)
+  /// A link to a child or linked bag: not work in flight, survives `cancelAll`.
+  static let link = ItemFlags(rawValue: 1 << 2)
+  /// Work that reports `isFinished`: the bag asks it from time to time, and drops it once done.
+  static let reportsFinish = ItemFlags(rawValue: 1 << 3)
+  static let bitCount: UInt64 = 4
+}

@@ -1,0 +1,72 @@
+/// A registration taken out of the table under the lock, to be acted on after it.
+struct RemovedItem {
+  var work: StoredWork
+  var sequence: UInt64
+  var flags: ItemFlags
+  var details: ItemDetails?
+}
+
+/// Items taken out of the table together (by `cancelAll` or `end`), to cancel after the lock.
+struct TakenItems {
+  /// Slots as they were: free ones hold no work.
+  var slots: [Slot]
+  var details: [UInt64: ItemDetails]
+  /// Links to children and linked bags, by sequence; empty when they were kept.
+  var links: [UInt64: StoredWork] = [:]
+
+  /// Takes each item out, oldest first, and hands it to `body`.
+  mutating func forEachOldestFirst(_ body: (RemovedItem) -> Void) {
+    let details = self.details
+    slots.withUnsafeMutableBufferPointer { buffer in
+      // Only tags are read to find the order: copying a slot would retain its work.
+      func isOccupied(_ index: Int) -> Bool { buffer[index].tag & Slot.freeBit == 0 }
+      func take(_ index: Int) {
+        guard isOccupied(index), let work = buffer[index].work.take() else { return }
+        let sequence = buffer[index].tag >> ItemFlags.bitCount
+        let flags = ItemFlags(rawValue: buffer[index].tag & ((1 << ItemFlags.bitCount) - 1))
+        body(
+          RemovedItem(
+            work: work, sequence: sequence, flags: flags,
+            details: flags.contains(.detailed) ? details[sequence] : nil))
+      }
+      // Slots are reused, so slot order is add order only until something finishes; a table
+      // that was never reordered (the common case) needs no sort.
+      var previous: UInt64 = 0
+      var ordered = true
+      for index in buffer.indices where isOccupied(index) {
+        let tag = buffer[index].tag
+        if tag < previous {
+          ordered = false
+          break
+        }
+        previous = tag
+      }
+      // Links are merged in by sequence, so that children end in the order they were made,
+      // among the work.
+      let links = self.links.sorted { $0.key < $1.key }
+      var nextLink = links.startIndex
+      func takeLinks(before tag: UInt64) {
+        while nextLink < links.endIndex, links[nextLink].key << ItemFlags.bitCount < tag {
+          body(
+            RemovedItem(
+              work: links[nextLink].value, sequence: links[nextLink].key, flags: .link,
+              details: nil))
+          nextLink += 1
+        }
+      }
+      if ordered {
+        for index in buffer.indices where isOccupied(index) {
+          takeLinks(before: buffer[index].tag)
+          take(index)
+        }
+      } else {
+        let order = buffer.indices.filter(isOccupied).sorted { buffer[$0].tag < buffer[$1].tag }
+        for index in order {
+          takeLinks(before: buffer[index].tag)
+          take(index)
+        }
+      }
+      takeLinks(before: .max)
+    }
+  }
+}
