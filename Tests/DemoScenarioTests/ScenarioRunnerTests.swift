@@ -4,21 +4,21 @@ import Testing
 
 @Suite(
   "The demo's scenario, run small, shows AutoCancel stopping what the server sends for gone screens",
-  .timeLimit(.minutes(2)))
+  .timeLimit(.minutes(3)))
 struct ScenarioRunnerTests {
-  /// Two people: one leaves a screen 200 ms in, while its 32 MB download (about 20 s at the
-  /// server's pace) and a feed whose server thinks for 20 s are in flight; the other stays
-  /// on a small screen until it has loaded. The leave is timed, so the margins are a hundred
-  /// times the delay: a leave held up by a loaded machine under ThreadSanitizer (seen: over a
-  /// second) still finds both requests in flight. Only the run without binding waits the
-  /// 20 s; with AutoCancel the leave cuts both requests short.
+  /// Two people: one leaves a screen 200 ms in, while its 64 MB download (about 40 s at the
+  /// server's pace) and a feed whose server thinks for 40 s are in flight; the other stays
+  /// on a small screen until it has loaded. The leave is timed, so the margins are wide: a
+  /// leave held up by a loaded machine under ThreadSanitizer (seen: the whole cooperative
+  /// pool starved for 10 s) still finds both requests in flight. Only the run without
+  /// binding waits the 40 s; with AutoCancel the leave cuts both requests short.
   static let plan = ScenarioPlan(
     screens: [
       ScreenPlan(
         id: "left", person: 0,
         requests: [
-          RequestPlan(id: "left-feed", kind: .feed, bodyBytes: 10_000, delayMilliseconds: 20_000),
-          RequestPlan(id: "left-download", kind: .download, bodyBytes: 32_000_000),
+          RequestPlan(id: "left-feed", kind: .feed, bodyBytes: 10_000, delayMilliseconds: 40_000),
+          RequestPlan(id: "left-download", kind: .download, bodyBytes: 64_000_000),
         ],
         departure: .leaveAfter(milliseconds: 200)),
       ScreenPlan(
