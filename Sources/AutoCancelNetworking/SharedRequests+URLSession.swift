@@ -10,31 +10,31 @@ extension SharedRequests where Key == URLRequest, Value == SharedResponse {
   /// Loads `request` once for every caller that asks for it while it runs, and cancels the
   /// download, down to its connection, only when the last of them is gone.
   ///
-  /// The request runs through `URLSession.data(for:in:label:)`, so it takes the
-  /// library's crash-free cancel path on Linux. A caller whose task is cancelled (its bag
-  /// ended, its screen went away) stops waiting at once with `CancellationError`; the others
-  /// keep waiting. When none is left, the `URLSessionTask` is cancelled with reason
-  /// `ownerGone`. Requests are told apart by `URLRequest` equality (URL, method, headers,
-  /// body).
+  /// The request runs through ``FoundationNetworking/URLSession/data(for:in:label:)``, so it
+  /// takes the library's crash-free cancel path on Linux. A caller whose task is cancelled
+  /// (its bag ended, its screen went away) stops waiting at once with `CancellationError`;
+  /// the others keep waiting. When none is left, the download is cancelled. Requests are
+  /// told apart by `URLRequest` equality (URL, method, headers, body).
   ///
   /// ```swift
-  /// let avatars = SharedRequests<URLRequest, SharedResponse>()
+  /// let avatars = SharedURLRequests()
   ///
   /// cancelBag.task { [weak self] in
   ///   let response = try await avatars.data(for: URLRequest(url: avatarURL))
-  ///   self?.show(UIImage(data: response.data))
+  ///   self?.show(response.data)
   /// }
   /// ```
+  ///
+  /// - Throws: `CancellationError` when the caller's task is cancelled, otherwise what
+  ///   URLSession reports (also to every caller waiting for the same request).
   public func data(
     for request: URLRequest, session: URLSession = .shared
   ) async throws -> SharedResponse {
     try await value(for: request) {
-      // The request's own bag lives as long as the shared operation; the operation itself
-      // is cancelled (and with it the request) when its last caller leaves.
-      let bag = CancelBag(label: "shared request")
-      defer { withExtendedLifetime(bag) {} }
+      // The shared operation's task is cancelled when its last caller leaves; the request
+      // follows that task.
       let (data, response) = try await session.data(
-        for: request, in: bag, label: request.url?.absoluteString)
+        for: request, in: nil, label: request.url?.absoluteString)
       return SharedResponse(data: data, response: response)
     }
   }

@@ -7,33 +7,40 @@ import Foundation
 
 /// URLSession tasks bound to a `CancelBag`, with completion handlers.
 ///
-/// Each method is Foundation's, plus `in: bag`: the task is cancelled when the bag ends (its
-/// owner goes away, `CancelBag.end(reason:)`, `CancelBag.cancelAll(reason:)`, a key
-/// replacement, a deadline) and leaves the bag by itself when it completes.
+/// Each method is Foundation's, plus `in: bag`: the task is cancelled when the bag ends or
+/// cancels its work (its owner goes away, `CancelBag.end(reason:)`,
+/// `CancelBag.cancelAll(reason:)`, a key replacement, a deadline) and leaves the bag the
+/// moment it completes.
 ///
 /// ```swift
 /// final class AvatarView: AutoCancelOwner {
 ///   let cancelBag = CancelBag()
 ///   func load(_ url: URL) {
 ///     URLSession.shared.dataTask(with: url, in: cancelBag) { data, _, error in
-///       if let error = error as? CancelledError { return print(error) }  // cancelled (owner gone)
+///       if let error, error.isCancellation { return }  // the view went away: nothing to show
 ///       ...
 ///     }.resume()
 ///   }
 /// }
 /// ```
 ///
+/// > Important: Never capture the owner strongly in the handler. URLSession holds the handler
+/// > until it runs, so a strong capture keeps the owner, and its bag, alive until the request
+/// > ends, and the owner going away can no longer cancel it.
+///
 /// ## Contract (all helpers)
 ///
 /// - Like Foundation, the task is returned suspended: call `resume()`.
 /// - The completion handler runs exactly once. When the bag cancelled the task first, it
-///   receives `(nil, nil, CancelledError(reason:))` with the bag's reason, on the session's
-///   delegate queue, at once, without waiting for the network to wind down.
+///   receives `(nil, nil, URLError(.cancelled))`, as Foundation reports a cancelled task, on
+///   the session's delegate queue, at once, without waiting for the network to wind down.
+///   `error.isCancellation` is true for it. The bag's reason reaches the bag's observers, and
+///   `CancelBag.endReason` once the bag has ended.
 /// - The bag's cancel never blocks: `URLSessionTask.cancel()` runs later, on a private serial
 ///   queue, so ending a bag in a `deinit`, under a lock or in a Swift cancellation handler
 ///   cannot deadlock.
 /// - A bag that has already ended cancels the task before it starts; `resume()` then does
-///   nothing and the handler receives the `CancelledError`.
+///   nothing and the handler receives `URLError(.cancelled)`.
 /// - On Linux the task may belong to a cancel-safe twin of `self` (same configuration,
 ///   delegate queue and cache contents); see ``CancelSafeURLCache``.
 extension URLSession {
@@ -54,14 +61,8 @@ extension URLSession {
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDataTask {
-    let route = CancelSafeSessions.route(for: self, kind: .data)
-    let bound = BoundRequest<(Data?, URLResponse?)>(
-      deliveryQueue: route.session.delegateQueue,
-      completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, route: route) { done in
-      route.session.dataTask(with: request) { data, response, error in
-        done(error.map { .failure($0) } ?? .success((data, response)))
-      }
+    boundTask(kind: .data, in: bag, label: label, completionHandler: completionHandler) {
+      $0.dataTask(with: request, completionHandler: $1)
     }
   }
 
@@ -92,14 +93,8 @@ extension URLSession {
     with request: URLRequest, from bodyData: Data, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
-    let route = CancelSafeSessions.route(for: self, kind: .upload)
-    let bound = BoundRequest<(Data?, URLResponse?)>(
-      deliveryQueue: route.session.delegateQueue,
-      completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, route: route) { done in
-      route.session.uploadTask(with: request, from: bodyData) { data, response, error in
-        done(error.map { .failure($0) } ?? .success((data, response)))
-      }
+    boundTask(kind: .upload, in: bag, label: label, completionHandler: completionHandler) {
+      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
     }
   }
 
@@ -115,14 +110,8 @@ extension URLSession {
     with request: URLRequest, fromFile fileURL: URL, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
-    let route = CancelSafeSessions.route(for: self, kind: .upload)
-    let bound = BoundRequest<(Data?, URLResponse?)>(
-      deliveryQueue: route.session.delegateQueue,
-      completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, route: route) { done in
-      route.session.uploadTask(with: request, fromFile: fileURL) { data, response, error in
-        done(error.map { .failure($0) } ?? .success((data, response)))
-      }
+    boundTask(kind: .upload, in: bag, label: label, completionHandler: completionHandler) {
+      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
     }
   }
 
@@ -137,15 +126,12 @@ extension URLSession {
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDownloadTask {
-    let route = CancelSafeSessions.route(for: self, kind: .download)
-    let bound = BoundRequest<(URL?, URLResponse?)>(
-      deliveryQueue: route.session.delegateQueue,
-      discard: { file, _ in file.map { try? FileManager.default.removeItem(at: $0) } },
-      completion: Self.triple(completionHandler))
-    return bound.start(in: bag, label: label, route: route) { done in
-      route.session.downloadTask(with: request) { file, response, error in
-        done(error.map { .failure($0) } ?? .success((file, response)))
-      }
+    boundTask(
+      kind: .download, in: bag, label: label,
+      discard: { try? FileManager.default.removeItem(at: $0) },
+      completionHandler: completionHandler
+    ) {
+      $0.downloadTask(with: request, completionHandler: $1)
     }
   }
 
@@ -162,16 +148,5 @@ extension URLSession {
   ) -> URLSessionDownloadTask {
     downloadTask(
       with: URLRequest(url: url), in: bag, label: label, completionHandler: completionHandler)
-  }
-
-  private static func triple<First: Sendable, Second: Sendable>(
-    _ handler: @escaping @Sendable (First?, Second?, (any Error)?) -> Void
-  ) -> @Sendable (Result<(First?, Second?), any Error>) -> Void {
-    { result in
-      switch result {
-      case .success(let (first, second)): handler(first, second, nil)
-      case .failure(let error): handler(nil, nil, error)
-      }
-    }
   }
 }

@@ -5,39 +5,55 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// Async URLSession calls bound to a `CancelBag` and to the awaiting Swift task.
+/// Async URLSession calls that follow the awaiting Swift task and, optionally, a bag.
 ///
-/// Each returns what Foundation's async method returns, and throws
-/// `CancelledError(reason:)` when it was cancelled:
+/// Each returns what Foundation's async method returns. The request is cancelled, down to
+/// its connection, when the awaiting task is cancelled, and also when `bag` ends or cancels
+/// its work (`cancelAll`, a key, a deadline); either way the call throws the standard
+/// `CancellationError`, so `catch is CancellationError` catches every cancellation.
 ///
-/// - by the bag (its owner went away, it ended, a key replaced it, a deadline passed): the
-///   error carries the bag's reason;
-/// - by cancelling the awaiting Swift task: the reason is `CancellationReason.current`
-///   (the bag's reason when the task was launched by `CancelBag`) or
-///   `CancellationReason.explicit`.
+/// An async call reaches its owner through the task that awaits it. Launch it from the
+/// owner's bag, capturing the owner weakly: the owner going away, `cancelAll`, keys and
+/// deadlines all cancel the task, and with it the request. The task already carries the bag,
+/// so pass `nil`:
 ///
 /// ```swift
-/// final class ProfileModel: AutoCancelOwner {
+/// final class AvatarModel: AutoCancelOwner {
 ///   let cancelBag = CancelBag()
-///   func refresh() async throws -> Profile {
-///     let (data, _) = try await URLSession.shared.data(from: profileURL, in: cancelBag)
-///     return try JSONDecoder().decode(Profile.self, from: data)
+///   func load(_ url: URL) {
+///     cancelBag.task { [weak self] in
+///       let (data, _) = try await URLSession.shared.data(from: url, in: nil)
+///       self?.show(data)
+///     }
 ///   }
 /// }
 /// ```
 ///
+/// An owner method awaited by someone else (SwiftUI's `.task {}`, a caller's task) follows
+/// that task; pass the owner's bag to add its `cancelAll`, keys and deadlines:
+///
+/// ```swift
+/// func refresh() async throws -> Profile {
+///   let (data, _) = try await URLSession.shared.data(from: profileURL, in: cancelBag)
+///   return try JSONDecoder().decode(Profile.self, from: data)
+/// }
+/// ```
+///
+/// > Important: While an owner's method runs, its caller holds the owner, so the owner
+/// > cannot go away mid-request there: its departure reaches the request only through the
+/// > awaiting task. A task that captures its owner strongly keeps the owner, and so the
+/// > request, alive until it ends.
+///
 /// ## Contract (all helpers)
 ///
 /// - Built on completion-handler tasks: Foundation's own async methods deadlock or crash under
-///   cancellation on Linux (see "Cancelling URLSession work").
+///   cancellation on Linux (see "Cancelling URLSession work"). On Linux the task may run on a
+///   cancel-safe twin of `self` (see ``CancelSafeURLCache``).
 /// - The cancellation is reported at once; `URLSessionTask.cancel()` runs afterwards on a
 ///   private serial queue, so the connection closes without blocking anyone.
 /// - A bag that already ended, or a Swift task already cancelled, throws before any request
 ///   is sent.
-/// - The work leaves the bag when it completes, whichever way.
-/// - The call holds the bag only while it registers the request: when the owner that stores
-///   the bag goes away mid-request, the bag ends (`CancellationReason.ownerGone`) and the
-///   request is cancelled. (A bag that the caller keeps in a local variable stays alive.)
+/// - The request leaves `bag` when it completes, whichever way.
 extension URLSession {
   /// Loads `request` and returns its body and response.
   ///
@@ -49,16 +65,15 @@ extension URLSession {
   ///
   /// - Parameters:
   ///   - request: The request.
-  ///   - bag: The bag that cancels the request when it ends.
+  ///   - bag: A bag that also cancels the request when it ends or cancels its work; `nil` to
+  ///     follow the awaiting task alone.
   ///   - label: A name for the work in the bag's snapshot and events.
-  /// - Throws: `CancelledError` when cancelled, otherwise what URLSession reports.
+  /// - Throws: `CancellationError` when cancelled, otherwise what URLSession reports.
   public func data(
-    for request: URLRequest, in bag: consuming CancelBag, label: String? = nil
+    for request: URLRequest, in bag: CancelBag?, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bound(in: consume bag, label: label, kind: .data) { session, done in
-      session.dataTask(with: request) { data, response, error in
-        done(Self.pair(data, response, error))
-      }
+    try await awaitBoundTask(kind: .data, in: bag, label: label, settle: Self.body) {
+      $0.dataTask(with: request, completionHandler: $1)
     }
   }
 
@@ -70,9 +85,9 @@ extension URLSession {
   /// let (data, _) = try await URLSession.shared.data(from: url, in: cancelBag)
   /// ```
   public func data(
-    from url: URL, in bag: consuming CancelBag, label: String? = nil
+    from url: URL, in bag: CancelBag?, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await data(for: URLRequest(url: url), in: consume bag, label: label)
+    try await data(for: URLRequest(url: url), in: bag, label: label)
   }
 
   /// Sends `bodyData` with `request` and returns the response body and response.
@@ -83,12 +98,10 @@ extension URLSession {
   /// let (reply, _) = try await session.upload(for: request, from: json, in: cancelBag)
   /// ```
   public func upload(
-    for request: URLRequest, from bodyData: Data, in bag: consuming CancelBag, label: String? = nil
+    for request: URLRequest, from bodyData: Data, in bag: CancelBag?, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bound(in: consume bag, label: label, kind: .upload) { session, done in
-      session.uploadTask(with: request, from: bodyData) { data, response, error in
-        done(Self.pair(data, response, error))
-      }
+    try await awaitBoundTask(kind: .upload, in: bag, label: label, settle: Self.body) {
+      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
     }
   }
 
@@ -100,13 +113,10 @@ extension URLSession {
   /// let (reply, _) = try await session.upload(for: request, fromFile: video, in: cancelBag)
   /// ```
   public func upload(
-    for request: URLRequest, fromFile fileURL: URL, in bag: consuming CancelBag,
-    label: String? = nil
+    for request: URLRequest, fromFile fileURL: URL, in bag: CancelBag?, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bound(in: consume bag, label: label, kind: .upload) { session, done in
-      session.uploadTask(with: request, fromFile: fileURL) { data, response, error in
-        done(Self.pair(data, response, error))
-      }
+    try await awaitBoundTask(kind: .upload, in: bag, label: label, settle: Self.body) {
+      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
     }
   }
 
@@ -120,24 +130,14 @@ extension URLSession {
   /// try FileManager.default.moveItem(at: file, to: destination)
   /// ```
   public func download(
-    for request: URLRequest, in bag: consuming CancelBag, label: String? = nil
+    for request: URLRequest, in bag: CancelBag?, label: String? = nil
   ) async throws -> (URL, URLResponse) {
-    try await bound(
-      in: consume bag, label: label, kind: .download,
-      discard: { file, _ in try? FileManager.default.removeItem(at: file) }
-    ) { session, done in
-      session.downloadTask(with: request) { file, response, error in
-        done(
-          Result {
-            if let error { throw error }
-            guard let file, let response else { throw URLError(.badServerResponse) }
-            // URLSession may delete its file once this handler returns: keep a copy.
-            let kept = FileManager.default.temporaryDirectory
-              .appendingPathComponent("AutoCancel-\(UUID().uuidString).tmp")
-            try FileManager.default.moveItem(at: file, to: kept)
-            return (kept, response)
-          })
-      }
+    try await awaitBoundTask(
+      kind: .download, in: bag, label: label,
+      discard: { file, _ in try? FileManager.default.removeItem(at: file) },
+      settle: Self.keptFile
+    ) {
+      $0.downloadTask(with: request, completionHandler: $1)
     }
   }
 
@@ -149,51 +149,31 @@ extension URLSession {
   /// let (file, _) = try await session.download(from: url, in: cancelBag)
   /// ```
   public func download(
-    from url: URL, in bag: consuming CancelBag, label: String? = nil
+    from url: URL, in bag: CancelBag?, label: String? = nil
   ) async throws -> (URL, URLResponse) {
-    try await download(for: URLRequest(url: url), in: consume bag, label: label)
+    try await download(for: URLRequest(url: url), in: bag, label: label)
   }
 
-  /// Runs one completion-handler task made by `make`, bound to `bag` and to the current
-  /// Swift task.
-  private func bound<Value: Sendable>(
-    in bag: consuming CancelBag, label: String?, kind: TaskKind,
-    discard: (@Sendable (Value) -> Void)? = nil,
-    make:
-      @escaping (URLSession, @escaping @Sendable (Result<Value, any Error>) -> Void) ->
-      URLSessionTask
-  ) async throws -> Value {
-    // Hold the bag only until the request is registered: a bag kept alive by this call could
-    // never end with its owner.
-    let handOff = BagHandOff(consume bag)
-    let swiftTask = SwiftTaskCancellation<Value>()
-    let route = CancelSafeSessions.route(for: self, kind: kind)
-    do {
-      return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-          let request = BoundRequest<Value>(deliveryQueue: nil, discard: discard) {
-            continuation.resume(with: $0)
-          }
-          let task = request.start(
-            in: handOff.take(), label: label, route: route
-          ) {
-            make(route.session, $0)
-          }
-          if swiftTask.attach(request) { request.resumeUnlessCancelled(task) }
-        }
-      } onCancel: {
-        swiftTask.cancel()
-      }
-    } catch is SwiftTaskCancellation<Value>.Marker {
-      throw CancelledError(reason: CancellationReason.current ?? .explicit)
-    }
-  }
-
-  private static func pair(
+  @Sendable private static func body(
     _ data: Data?, _ response: URLResponse?, _ error: (any Error)?
   ) -> Result<(Data, URLResponse), any Error> {
     if let error { return .failure(error) }
     guard let response else { return .failure(URLError(.badServerResponse)) }
     return .success((data ?? Data(), response))
+  }
+
+  /// Moves a downloaded file out of URLSession's way: it may delete its file once the
+  /// completion handler returns.
+  @Sendable private static func keptFile(
+    _ file: URL?, _ response: URLResponse?, _ error: (any Error)?
+  ) -> Result<(URL, URLResponse), any Error> {
+    Result {
+      if let error { throw error }
+      guard let file, let response else { throw URLError(.badServerResponse) }
+      let kept = FileManager.default.temporaryDirectory
+        .appendingPathComponent("AutoCancel-\(UUID().uuidString).tmp")
+      try FileManager.default.moveItem(at: file, to: kept)
+      return (kept, response)
+    }
   }
 }

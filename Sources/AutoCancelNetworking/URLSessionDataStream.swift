@@ -1,11 +1,10 @@
-import AutoCancel
 import Foundation
 
 /// The body of a streamed response, chunk by chunk, as URLSession receives it.
 ///
 /// Returned by ``FoundationNetworking/URLSession/stream(for:in:label:)``, the streaming call
 /// that FoundationNetworking lacks on Linux (it has no `bytes(for:)`). Iterate it once; it
-/// ends when the body is complete, and throws `CancelledError` when the bag ends or the
+/// ends when the body is complete, throws `CancellationError` when the bag ends or the
 /// iterating task is cancelled, and URLSession's error when the transfer fails.
 ///
 /// ```swift
@@ -20,7 +19,7 @@ import Foundation
 /// - Single consumer. Chunks are buffered without limit until they are read.
 /// - Stopping early (leaving the loop, or dropping a stream never iterated) cancels the
 ///   transfer, and the request leaves its bag.
-/// - A cancelled iterating task ends the loop with `CancelledError`, never with a body that
+/// - A cancelled iterating task ends the loop with `CancellationError`, never with a body that
 ///   looks complete but is not.
 public struct URLSessionDataStream: AsyncSequence, Sendable {
   /// A chunk of the body.
@@ -42,13 +41,11 @@ public struct URLSessionDataStream: AsyncSequence, Sendable {
 
     /// The next chunk, or nil at the end of the body.
     ///
-    /// - Throws: `CancelledError` when cancelled, or URLSession's error.
+    /// - Throws: `CancellationError` when cancelled, or URLSession's error.
     public mutating func next() async throws -> Data? {
       guard let chunk = try await base.next() else {
         // A stream ends with nil, too, when its consumer's task is cancelled.
-        if Task.isCancelled {
-          throw CancelledError(reason: CancellationReason.current ?? .explicit)
-        }
+        try Task.checkCancellation()
         return nil
       }
       return chunk

@@ -26,7 +26,7 @@ struct SharedRequestsURLSessionTests {
     try server.start()
     defer { server.stop() }
     let session = makeCachingSession()
-    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let shared = SharedURLRequests()
     // About 20 s at the server's pace: the last owner joins long before the body ends. If it
     // ever did not, the test fails with a message rather than passing by luck.
     let request = Self.slowRequest(
@@ -51,7 +51,7 @@ struct SharedRequestsURLSessionTests {
     try server.start()
     defer { server.stop() }
     let session = makeCachingSession()
-    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let shared = SharedURLRequests()
     // Too slow to finish during the test, however loaded the machine: the second owner joins
     // it for sure, and only the test ends it.
     let request = Self.slowRequest(
@@ -83,7 +83,7 @@ struct SharedRequestsURLSessionTests {
     try server.start()
     defer { server.stop() }
     let session = makeCachingSession()
-    let shared = SharedRequests<URLRequest, SharedResponse>()
+    let shared = SharedURLRequests()
     // Too slow to finish during the test, however loaded the machine: only a cancel ends it.
     let request = Self.slowRequest(
       server, id: "all-gone", size: 50_000_000, intervalMilliseconds: 20)

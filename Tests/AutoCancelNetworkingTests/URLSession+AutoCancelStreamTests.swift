@@ -30,19 +30,19 @@ struct URLSessionAutoCancelStreamTests {
     #expect(bag.count == 0)
   }
 
-  @Test("throw the bag's reason mid-stream, and the server sees the client leave")
+  @Test(
+    "throw CancellationError mid-stream when the bag ends, and the server sees the client leave")
   func bagEndsMidStream() async throws {
     let bag = CancelBag()
     let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=stream-bag")
     let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
     var received = 0
-    let error = await #expect(throws: CancelledError.self) {
+    await #expect(throws: CancellationError.self) {
       for try await chunk in body {
         received += chunk.count
         if received >= 65_536 { bag.end(reason: .custom("closed")) }
       }
     }
-    #expect(error?.reason == .custom("closed"))
     let record = try #require(await server.waitForRecord(id: "stream-bag", timeout: 30))
     #expect(record.clientWentAway)
     #expect(bag.count == 0)
@@ -67,26 +67,24 @@ struct URLSessionAutoCancelStreamTests {
     #expect(bag.count == 0)
   }
 
-  @Test("throw the bag's reason at once when the bag already ended")
+  @Test("throw CancellationError at once when the bag already ended")
   func endedBag() async throws {
     let bag = CancelBag()
     bag.end(reason: .timedOut)
-    let error = await #expect(throws: CancelledError.self) {
+    await #expect(throws: CancellationError.self) {
       _ = try await URLSession.shared.stream(
         for: URLRequest(url: server.url("/bytes?size=1")), in: bag)
     }
-    #expect(error?.reason == .timedOut)
   }
 
-  @Test("throw CancelledError when the awaiting task is cancelled before the head arrives")
+  @Test("throw CancellationError when the awaiting task is cancelled before the head arrives")
   func cancelledBeforeHead() async throws {
     let bag = CancelBag()
     let url = server.url("/delay?ms=20000&size=10&id=stream-head")
     let task = Task { try await makeCachingSession().stream(for: URLRequest(url: url), in: bag) }
     await server.expectRecord(id: "stream-head") { _ in true }
     task.cancel()
-    let error = await #expect(throws: CancelledError.self) { _ = try await task.value }
-    #expect(error?.reason == .explicit)
+    await #expect(throws: CancellationError.self) { _ = try await task.value }
     let record = try #require(await server.waitForRecord(id: "stream-head"))
     #expect(record.clientWentAway)
   }

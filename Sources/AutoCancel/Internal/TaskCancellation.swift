@@ -5,8 +5,8 @@
 /// registration; a cancel that arrives in between is kept and applied by `attach`.
 final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   struct State: Sendable {
-    var task: (any AutoCancellable)?
-    var reason: CancellationReason?
+    /// The task once it exists, and the reason once the bag cancelled it.
+    var latch = CancelLatch<any AutoCancellable, CancellationReason>()
     /// The hash of the running bag task's `UnsafeCurrentTask`, while its operation runs: the
     /// one task whose cancellation this records. Other tasks that inherit `current` (an
     /// unstructured `Task {}` made inside, a child task) compare unequal.
@@ -14,6 +14,8 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
     /// The task was cancelled by someone other than the bag (through its handle) before the
     /// bag cancelled it: the bag's later reason is not why it stopped.
     var cancelledElsewhere = false
+
+    var reason: CancellationReason? { latch.cancellationReason }
   }
 
   /// The cancellation of the bag task running now, if any.
@@ -27,11 +29,10 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.
   func attach(_ task: some AutoCancellable) {
-    let cancelled = withLock { state in
-      state.task = task
-      return state.reason != nil
+    switch withLock({ $0.latch.attach(task) }) {
+    case .proceed: break
+    case .cancel(let task, _): task.cancel()
     }
-    if cancelled { task.cancel() }
   }
 
   /// Runs the bag task's operation: records which task it is, cancels it first if a cancel
@@ -75,17 +76,12 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   func cancel() { cancel(reason: .explicit) }
 
   func cancel(reason: CancellationReason) {
-    let task: (any AutoCancellable)? = withLock { state in
-      guard state.reason == nil else { return nil }
-      state.reason = reason
-      return state.task
-    }
-    task?.cancel()
+    if case .cancel(let task) = withLock({ $0.latch.cancel(reason) }) { task.cancel() }
   }
 
   var reason: CancellationReason? { withLock { $0.reason } }
 
   var wrappedTypeName: String {
-    withLock { $0.task.map { String(describing: type(of: $0)) } } ?? "Task"
+    withLock { $0.latch.attachedWork.map { String(describing: type(of: $0)) } } ?? "Task"
   }
 }

@@ -1,5 +1,4 @@
 import Dispatch
-import AutoCancel
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -27,14 +26,14 @@ enum TaskCanceller {
     DispatchQueue(label: "AutoCancelNetworking.TaskCanceller.\($0)")
   }
 
-  /// A new serial queue for the cancels of one session (see ``CancelSafeRoute``).
+  /// A new serial queue for the cancels of one session (see ``TaskRoute``).
   static func makeQueue() -> DispatchQueue {
     DispatchQueue(label: "AutoCancelNetworking.TaskCanceller.session")
   }
 
-  /// The shared queue for `task`.
-  static func sharedQueue(for task: URLSessionTask) -> DispatchQueue {
-    sharedQueues[Int(UInt(bitPattern: ObjectIdentifier(task).hashValue) % 4)]
+  /// The shared queue for `object` (a raw task, or a session on Apple platforms).
+  static func sharedQueue(for object: AnyObject) -> DispatchQueue {
+    sharedQueues[Int(UInt(bitPattern: ObjectIdentifier(object).hashValue) % 4)]
   }
 
   /// How often a deferred cancel looks at its task again.
@@ -55,8 +54,9 @@ enum TaskCanceller {
     }
   }
 
-  /// Runs on `queue`.
+  /// Cancels `task` once it is past its cache lookup, looking again every few milliseconds.
   private static func cancelPastLookup(_ task: URLSessionTask, on queue: DispatchQueue) {
+    dispatchPrecondition(condition: .onQueue(queue))
     switch task.state {
     case .completed, .canceling:
       return

@@ -1,0 +1,155 @@
+import AutoCancel
+import AutoCancelNetworking
+import AutoCancelTestSupport
+import Dispatch
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A screen model written as the "Cancelling URLSession work" article shows it, one method
+/// per documented pattern.
+@MainActor
+final class ProfileModel: AutoCancelOwner {
+  let cancelBag = CancelBag()
+  private(set) var shown: Data?
+
+  func show(_ data: Data) { shown = data }
+
+  /// A bag task: the request follows the task, the task follows the bag.
+  func load(_ url: URL) {
+    cancelBag.task { [weak self] in
+      let (data, _) = try await URLSession.shared.data(from: url, in: nil)
+      self?.show(data)
+    }
+  }
+
+  /// The owner's one-liner for a task that hands its result back.
+  func reload(_ url: URL) {
+    autoCancelTask {
+      try await URLSession.shared.data(from: url, in: nil).0
+    } then: { model, result in
+      if case .success(let data) = result { model.show(data) }
+    }
+  }
+
+  /// A method awaited by someone else's task (SwiftUI's `.task {}`, a caller's `Task`).
+  func refresh(_ url: URL) async throws -> Data {
+    let (data, _) = try await URLSession.shared.data(from: url, in: cancelBag)
+    return data
+  }
+}
+
+/// Each documented async pattern, written as the docs show it, against a server that says
+/// whether the client went away. The latency printed is from the trigger to the moment the
+/// server saw the connection close; it is reported, never asserted.
+@Suite(
+  "Async URLSession calls follow their owner in the documented patterns", .timeLimit(.minutes(1)))
+@MainActor
+struct AsyncOwnershipPatternTests {
+  let server: TestServer
+
+  init() throws {
+    server = TestServer()
+    try server.start()
+  }
+
+  /// A body that takes minutes in full: only a cancellation ends it early.
+  func slowURL(id: String) -> URL {
+    server.url("/slow?size=100000000&chunk=16384&interval_ms=10&id=\(id)")
+  }
+
+  /// Waits until the request `id` is mid-body, runs `trigger`, and returns the server's
+  /// record once the client went away (nil if it never did within the bound).
+  func disconnect(
+    id: String, pattern: String, trigger: () -> Void
+  ) async -> RequestRecord? {
+    await server.expectRecord(id: id) { $0.bytesSent >= 65_536 }
+    let triggeredAt = DispatchTime.now()
+    trigger()
+    let record = await server.expectRecord(id: id) { $0.clientWentAway }
+    if let gone = record?.clientWentAwayAt {
+      let ms = Double(gone.uptimeNanoseconds &- triggeredAt.uptimeNanoseconds) / 1e6
+      print("disconnect latency, \(pattern): \(String(format: "%.2f", ms)) ms")
+    }
+    return record
+  }
+
+  /// Returns once `bag` holds nothing (the task left it), or fails after the bound.
+  nonisolated static func waitUntilEmpty(
+    _ bag: CancelBag, sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    await waitUntil("the bag is empty", sourceLocation: sourceLocation) { bag.count == 0 }
+  }
+
+  @Test("a bag task's request closes at the server when the owner goes away")
+  func bagTaskOwnerGone() async throws {
+    var model: ProfileModel? = ProfileModel()
+    model?.load(slowURL(id: "a-owner"))
+    let record = await disconnect(id: "a-owner", pattern: "bag task, owner gone") {
+      model = nil
+    }
+    #expect(record?.clientWentAway == true)
+    #expect(record?.completed == false)
+  }
+
+  @Test("a bag task's request closes at the server when the bag cancels all its work")
+  func bagTaskCancelAll() async throws {
+    let model = ProfileModel()
+    model.load(slowURL(id: "a-all"))
+    let record = await disconnect(id: "a-all", pattern: "bag task, cancelAll") {
+      model.cancelBag.cancelAll()
+    }
+    #expect(record?.clientWentAway == true)
+    #expect(model.shown == nil)
+    await Self.waitUntilEmpty(model.cancelBag)
+  }
+
+  @Test("autoCancelTask's request closes at the server when the owner goes away")
+  func autoCancelTaskOwnerGone() async throws {
+    var model: ProfileModel? = ProfileModel()
+    model?.reload(slowURL(id: "b-owner"))
+    let record = await disconnect(id: "b-owner", pattern: "autoCancelTask, owner gone") {
+      model = nil
+    }
+    #expect(record?.clientWentAway == true)
+  }
+
+  @Test(
+    "an awaited owner method's request closes at the server when the awaiting task is cancelled")
+  func awaitedMethodTaskCancelled() async throws {
+    let model = ProfileModel()
+    let url = slowURL(id: "c-task")
+    let view = Task { try await model.refresh(url) }  // what SwiftUI's .task {} runs
+    let record = await disconnect(id: "c-task", pattern: "awaited method, task cancelled") {
+      view.cancel()
+    }
+    #expect(record?.clientWentAway == true)
+    await #expect(throws: CancellationError.self) { _ = try await view.value }
+    #expect(model.cancelBag.count == 0)
+  }
+
+  @Test("an awaited owner method's request closes at the server when its bag cancels all")
+  func awaitedMethodCancelAll() async throws {
+    let model = ProfileModel()
+    let url = slowURL(id: "c-all")
+    let view = Task { try await model.refresh(url) }
+    let record = await disconnect(id: "c-all", pattern: "awaited method, cancelAll") {
+      model.cancelBag.cancelAll()
+    }
+    #expect(record?.clientWentAway == true)
+    await #expect(throws: CancellationError.self) { _ = try await view.value }
+  }
+
+  @Test("a completed request hands its body to the owner and leaves nothing in the bag")
+  func completedRequestDelivers() async throws {
+    let model = ProfileModel()
+    model.load(server.url("/bytes?size=4096&id=a-done"))
+    // The task shows the body before it leaves the bag.
+    await Self.waitUntilEmpty(model.cancelBag)
+    #expect(model.shown?.count == 4096)
+  }
+}

@@ -1,0 +1,56 @@
+import AutoCancel
+import AutoCancelNetworking
+import Foundation
+import Testing
+
+/// Holds an operation without keeping it alive.
+final class WeakOperation: @unchecked Sendable {
+  // Safety: written once in `init`; the weak reference itself is read atomically by the
+  // runtime.
+  weak var operation: Operation?
+  init(_ operation: Operation) { self.operation = operation }
+}
+
+final class Resizer: AutoCancelOwner, Sendable {
+  let cancelBag = CancelBag()
+}
+
+@Suite("Operations in a bag")
+struct OperationFinishReportingTests {
+  @Test("an operation is cancelled when its bag ends")
+  func operationCancelled() {
+    let bag = CancelBag()
+    let operation = BlockOperation {}
+    bag.add(operation)
+    bag.end(reason: .ownerGone)
+    #expect(operation.isCancelled)
+  }
+
+  @Test("a long-lived owner binding 100,000 operations holds a few and frees the finished ones")
+  func hundredThousandOperations() {
+    let count = 100_000
+    let owner = Resizer()
+    var watched: [WeakOperation] = []
+    watched.reserveCapacity(count)
+    for _ in 0..<count {
+      let operation = BlockOperation {}
+      owner.autoCancel(operation)
+      operation.start()  // runs and finishes on this thread
+      watched.append(WeakOperation(operation))
+    }
+    let held = owner.cancelBag.count
+    let alive = watched.filter { $0.operation != nil }.count
+    print("100,000 operations through the one-liner: \(held) held, \(alive) alive")
+    #expect(held <= 64, "the bag keeps finished operations: \(held) of \(count)")
+    #expect(alive <= held)
+  }
+
+  @Test("an operation still running when its owner goes is cancelled")
+  func runningOperationCancelled() {
+    var owner: Resizer? = Resizer()
+    let operation = BlockOperation {}
+    owner?.autoCancel(operation)
+    owner = nil
+    #expect(operation.isCancelled)
+  }
+}
