@@ -1,11 +1,12 @@
-/// Monotonic nanoseconds (ContinuousClock), for timing one measured region.
+import Dispatch
+
+/// Monotonic nanoseconds (`DispatchTime`, available at every platform floor), for timing one
+/// measured region.
 struct Stopwatch {
-  private let start = ContinuousClock.now
+  private let start = DispatchTime.now().uptimeNanoseconds
 
   /// Nanoseconds since the stopwatch was created.
   var elapsedNanoseconds: Double {
-    let elapsed = ContinuousClock.now - start
-    let parts = elapsed.components
-    return Double(parts.seconds) * 1e9 + Double(parts.attoseconds) / 1e9
+    Double(DispatchTime.now().uptimeNanoseconds - start)
   }
 }
