@@ -95,11 +95,17 @@ enum Report {
       }
       return "\"" + escaped + "\""
     }
-    let entries = reports.flatMap(\.results).map { result in
-      "{\"scenario\": \(string(result.scenario)), "
-        + "\"implementation\": \(string(result.implementation)), "
-        + "\"median\": \(number(result.median)), \"min\": \(number(result.min)), "
-        + "\"max\": \(number(result.max)), \"unit\": \(string(result.unit))}"
+    let entries = reports.flatMap { report in
+      report.results.map { result in
+        let ratios = report.references.map { reference in
+          "\(string(reference)): \(number(report.ratio(result.implementation, reference)))"
+        }
+        return "{\"scenario\": \(string(result.scenario)), "
+          + "\"implementation\": \(string(result.implementation)), "
+          + "\"median\": \(number(result.median)), \"min\": \(number(result.min)), "
+          + "\"max\": \(number(result.max)), \"unit\": \(string(result.unit)), "
+          + "\"ratios\": {\(ratios.joined(separator: ", "))}}"
+      }
     }
     let targets = reports.compactMap { report in
       report.target.map { target in
