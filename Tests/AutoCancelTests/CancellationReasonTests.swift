@@ -78,15 +78,3 @@ struct CancellationReasonTests {
     #expect(await task.value == nil)
   }
 }
-
-@Suite("A CancelledError")
-struct CancelledErrorTests {
-  @Test("carries its reason and describes it")
-  func carriesAndDescribesItsReason() {
-    let error = CancelledError(reason: .ownerGone)
-    #expect(error.reason == .ownerGone)
-    #expect(error.description == "cancelled (owner gone)")
-    #expect(CancelledError(reason: .custom("x")) == CancelledError(reason: .custom("x")))
-    #expect(CancelledError(reason: .replaced) != CancelledError(reason: .timedOut))
-  }
-}

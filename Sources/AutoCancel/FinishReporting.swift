@@ -1,0 +1,32 @@
+/// Cancellable work that can say it is done, so that it leaves its bag by itself.
+///
+/// Conform your own request types when nothing calls ``CancelRegistration/finish()`` for
+/// them: the one-liner (`autoCancel(request)` of an ``AutoCancelOwner``, or
+/// `cancelBag.add(request)`) then drops the work soon after it reports
+/// that it finished, and a bag that lives as long as the app stays as small as its work in
+/// flight. `Operation` and `URLSessionTask` conform in `AutoCancelNetworking`.
+///
+/// ```swift
+/// final class ImageRequest: FinishReporting {
+///   private let state = ...  // thread-safe
+///   var isFinished: Bool { state.isFinished }
+///   func cancel() { connection.close() }
+/// }
+/// autoCancel(request)  // leaves the bag by itself once `isFinished` says true
+/// ```
+///
+/// ## Contract for implementers
+///
+/// - ``isFinished`` may be read from any thread, at any time, never under a lock of the
+///   bag's. It must return promptly and must not call back into the bag.
+/// - Once true, it stays true. The bag may ask again later; it only drops work that says
+///   true, so work that is still running is never dropped.
+/// - Finished work may still receive one ``AutoCancellable/cancel()`` if its bag ends before
+///   it noticed the finish: make `cancel()` harmless after the work finished, as
+///   `Operation.cancel()` and `URLSessionTask.cancel()` are.
+///
+/// See <doc:Contracts> for when a bag asks.
+public protocol FinishReporting: AutoCancellable {
+  /// Whether the work is done (completed, failed or cancelled) and will do nothing more.
+  var isFinished: Bool { get }
+}
