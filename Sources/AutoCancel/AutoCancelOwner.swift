@@ -42,16 +42,57 @@ extension AutoCancelOwner {
     cancelBag.add(work, key: key, label: label)
   }
 
-  /// Binds value-type work (such as a `Task`) to this owner.
+  /// Binds value-type work to this owner.
   ///
   /// ```swift
-  /// autoCancel(Task { try await sync() })
+  /// autoCancel(request)
   /// ```
   @discardableResult
   public func autoCancel<Work: AutoCancellable>(
     _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
   ) -> CancelRegistration {
     cancelBag.add(work, key: key, label: label)
+  }
+
+  /// Binds work that reports when it is finished to this owner; it leaves by itself once
+  /// it is.
+  ///
+  /// The same as `cancelBag.add(work, key: key, label: label)`; see ``FinishReporting``.
+  ///
+  /// ```swift
+  /// autoCancel(operation)
+  /// ```
+  @discardableResult
+  public func autoCancel<Work: FinishReporting & AnyObject>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    cancelBag.add(work, key: key, label: label)
+  }
+
+  /// Binds a value type that reports when it is finished to this owner.
+  @discardableResult
+  public func autoCancel<Work: FinishReporting>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    cancelBag.add(work, key: key, label: label)
+  }
+
+  /// Binds a task to this owner: cancelled when the owner goes away, gone from the bag once
+  /// it returns.
+  ///
+  /// The task must not capture the owner strongly: an owner kept alive by its own task is
+  /// never deinitialized while the task runs, and nothing is cancelled.
+  ///
+  /// ```swift
+  /// func startUpload(_ file: File) {
+  ///   autoCancel(Task { [uploader] in try await uploader.upload(file) })
+  /// }
+  /// ```
+  @discardableResult
+  public func autoCancel<Success: Sendable, Failure: Error>(
+    _ task: Task<Success, Failure>, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    cancelBag.add(task, key: key, label: label)
   }
 
   /// Binds a `DispatchWorkItem` to this owner.

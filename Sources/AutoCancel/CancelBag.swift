@@ -68,6 +68,10 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// Adding the same work twice makes two registrations; each ends once, so the work may be
   /// cancelled twice.
   ///
+  /// Work added this way stays until its registration is finished or the bag cancels it.
+  /// Work that conforms to ``FinishReporting`` (`Operation`, `URLSessionTask`) and `Task`
+  /// leave by themselves once done; see <doc:Contracts>.
+  ///
   /// - Parameters:
   ///   - work: The work. The bag keeps a strong reference until the work ends.
   ///   - key: Latest wins: work already in the bag under an equal key is cancelled, with
@@ -99,7 +103,41 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     core.add(BoxedWork(work), details: .make(label: label, key: key))
   }
 
+  /// Adds work that reports when it is finished; it leaves the bag by itself once it is.
+  ///
+  /// The same as the other forms, and the bag also asks ``FinishReporting/isFinished`` from
+  /// time to time (after a few dozen such adds, never on a timer) and drops the work that
+  /// says yes, without cancelling it. Nothing needs to call ``CancelRegistration/finish()``,
+  /// and a long-lived bag stays as small as its work in flight.
+  ///
+  /// ```swift
+  /// cancelBag.add(operation)   // an Operation leaves once it is finished
+  /// queue.addOperation(operation)
+  /// ```
+  @discardableResult
+  public func add<Work: FinishReporting & AnyObject>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    core.addReportingFinish(work, details: .make(label: label, key: key))
+  }
+
+  /// Adds a value type that reports when it is finished; it leaves the bag by itself once
+  /// it is.
+  ///
+  /// The same as the class form, with one small allocation to box the value.
+  @discardableResult
+  public func add<Work: FinishReporting>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  ) -> CancelRegistration {
+    core.addReportingFinish(BoxedFinishReporting(work), details: .make(label: label, key: key))
+  }
+
   /// Adds a `DispatchWorkItem`; cancelling it stops it from running if it has not started.
+  ///
+  /// A work item cannot say that it ran, so it stays in the bag until its registration is
+  /// finished or the bag cancels it (cancelling an item that already ran is harmless). Add
+  /// repeated items under a key, so that each new one replaces the last:
+  /// `cancelBag.add(save, key: "save")`.
   ///
   /// ```swift
   /// let save = DispatchWorkItem { store.save() }

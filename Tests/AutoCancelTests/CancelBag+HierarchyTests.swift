@@ -177,3 +177,19 @@ struct ParentBagTableTests {
     withExtendedLifetime(child) {}
   }
 }
+
+@Suite("A bag with children, drained")
+struct DrainedParentTests {
+  @Test("gives its large table back, and keeps its children")
+  func givesTableBack() {
+    let parent = CancelBag()
+    let child = CancelBag(parent: parent)
+    let registrations = (0..<1_000).map { _ in parent.add(Probe()) }
+    #expect(parent.slotCount >= 1_000)
+    for registration in registrations { registration.finish() }
+    #expect(parent.slotCount == 0)
+    #expect(parent.linkCount == 1)
+    parent.end()
+    #expect(child.endReason == .parentEnded)
+  }
+}

@@ -59,6 +59,41 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     }
   }
 
+  /// Registers work that reports `isFinished`, and sweeps the finished ones once enough of
+  /// it was added since the last sweep.
+  func addReportingFinish(_ work: StoredWork, details: ItemDetails?) -> CancelRegistration {
+    let registration = add(work, flags: .reportsFinish, details: details)
+    sweepFinishedIfDue()
+    return registration
+  }
+
+  /// Asks the work that reports `isFinished` whether it is done, outside the lock (it is the
+  /// user's code), and finishes the registrations of what says yes.
+  ///
+  /// Amortized O(1) per add: a sweep asks at most the work added since the last sweep plus
+  /// that sweep's survivors, and the next one waits for twice as many survivors. Finishing
+  /// goes by ticket, so a slot reused meanwhile by newer work is never touched.
+  func sweepFinishedIfDue() {
+    guard let candidates = withLock({ $0.takeFinishReportersIfDue() }) else { return }
+    var finished: [Ticket] = []
+    var survivors: [Ticket] = []
+    for (ticket, work) in candidates {
+      if (work as? any FinishReporting)?.isFinished == true {
+        finished.append(ticket)
+      } else {
+        survivors.append(ticket)
+      }
+    }
+    let (removed, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
+      state.keepFinishReporters(survivors)
+      return (finished.compactMap { state.remove($0) }, state.observersToNotify)
+    }
+    for item in removed {
+      item.details?.timer?.cancel()
+      notify(observers, .finished, item)
+    }
+  }
+
   private enum AddOutcome {
     case rejected(CancellationReason)
     case added(Ticket, replaced: RemovedItem?, observers: [Observer]?)
@@ -98,12 +133,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     var (removed, observers, links): (TakenItems, [Observer]?, [StoredWork]) = withLock {
       state in
       let removed = state.removeAll(keepingLinks: true)
-      let links =
-        state.linkCount == 0
-        ? []
-        : state.slots.compactMap { slot in
-          slot.flags.contains(.link) ? slot.work : nil
-        }
+      let links = state.links.isEmpty ? [] : Array(state.links.values)
       return (removed, state.observersToNotify, links)
     }
     removed.forEachOldestFirst { finishCancelling($0, reason: reason, observers: observers) }
@@ -227,7 +257,7 @@ final class BagCore: Locked<BagState>, @unchecked Sendable {
     let now = DispatchTime.now().uptimeNanoseconds
     let items: [(StoredWork, UInt64, ItemDetails?)] = withLock { state in
       state.slots.compactMap { slot in
-        guard let work = slot.work, !slot.flags.contains(.link) else { return nil }
+        guard let work = slot.work else { return nil }
         let sequence = slot.sequence
         return (work, sequence, slot.flags.contains(.detailed) ? state.details[sequence] : nil)
       }

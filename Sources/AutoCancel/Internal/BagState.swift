@@ -17,6 +17,10 @@ struct Ticket: Hashable, Sendable {
 
   /// The ticket of work that was never registered (added to a bag that had ended).
   static let inactive = Ticket(index: 0, sequence: 0)
+
+  /// The index of every link's ticket: links live beside the slot table, not in it, so that
+  /// a drained table can be given back while links stay.
+  static let linkIndex = UInt32.max
 }
 
 /// What a slot remembers about its work beyond the work itself.
@@ -33,12 +37,15 @@ struct ItemFlags: OptionSet, Sendable {
   static let detailed = ItemFlags(rawValue: 1 << 1)
   /// A link to a child or linked bag: not work in flight, survives `cancelAll`.
   static let link = ItemFlags(rawValue: 1 << 2)
-  static let bitCount: UInt64 = 3
+  /// Work that reports `isFinished`: the bag asks it from time to time, and drops it once done.
+  static let reportsFinish = ItemFlags(rawValue: 1 << 3)
+  static let bitCount: UInt64 = 4
 }
 
 /// One entry of the bag's table: 24 bytes.
 ///
-/// An occupied slot holds its work and `sequence << 4 | flags`; a free slot holds no work and
+/// An occupied slot holds its work and `sequence << ItemFlags.bitCount | flags` (sequence
+/// numbers stay below 2^59, far beyond what a bag can reach, so the free bit stays clear); a free slot holds no work and
 /// `freeBit | index of the next free slot` (or `freeBit | freeEnd`).
 struct Slot {
   var work: StoredWork?
@@ -114,6 +121,8 @@ struct TakenItems {
   /// Slots as they were: free ones hold no work.
   var slots: [Slot]
   var details: [UInt64: ItemDetails]
+  /// Links to children and linked bags, by sequence; empty when they were kept.
+  var links: [UInt64: StoredWork] = [:]
 
   /// Takes each item out, oldest first, and hands it to `body`.
   mutating func forEachOldestFirst(_ body: (RemovedItem) -> Void) {
@@ -142,12 +151,32 @@ struct TakenItems {
         }
         previous = tag
       }
+      // Links are merged in by sequence, so that children end in the order they were made,
+      // among the work.
+      let links = self.links.sorted { $0.key < $1.key }
+      var nextLink = links.startIndex
+      func takeLinks(before tag: UInt64) {
+        while nextLink < links.endIndex, links[nextLink].key << ItemFlags.bitCount < tag {
+          body(
+            RemovedItem(
+              work: links[nextLink].value, sequence: links[nextLink].key, flags: .link,
+              details: nil))
+          nextLink += 1
+        }
+      }
       if ordered {
-        for index in buffer.indices { take(index) }
+        for index in buffer.indices where isOccupied(index) {
+          takeLinks(before: buffer[index].tag)
+          take(index)
+        }
       } else {
         let order = buffer.indices.filter(isOccupied).sorted { buffer[$0].tag < buffer[$1].tag }
-        for index in order { take(index) }
+        for index in order {
+          takeLinks(before: buffer[index].tag)
+          take(index)
+        }
       }
+      takeLinks(before: .max)
     }
   }
 }
@@ -167,7 +196,17 @@ struct BagState: Sendable {
   var nextSequence: UInt64 = 1
   /// Work in flight (links excluded).
   var count = 0
-  var linkCount = 0
+  /// Links to children and linked bags, by sequence.
+  var links: [UInt64: StoredWork] = [:]
+  var linkCount: Int { links.count }
+  /// Tickets of work that reports `isFinished`, in the table or already gone: the next sweep
+  /// asks those still there.
+  var finishReporters: [Ticket] = []
+  /// How long `finishReporters` may grow before the next sweep.
+  var sweepThreshold = BagState.minimumSweepThreshold
+  /// The smallest sweep threshold: small enough that finished work leaves soon, large enough
+  /// that a sweep is worth its two lock trips.
+  static let minimumSweepThreshold = 32
   /// Set once, when the bag ends.
   var endReason: CancellationReason?
   var keys: [BagKey: Ticket] = [:]
@@ -193,6 +232,10 @@ struct BagState: Sendable {
   mutating func place(_ work: StoredWork, flags: ItemFlags) -> Ticket {
     let sequence = nextSequence
     nextSequence &+= 1
+    if flags.contains(.link) {
+      links[sequence] = work
+      return Ticket(index: Ticket.linkIndex, sequence: sequence)
+    }
     let tag = sequence << ItemFlags.bitCount | flags.rawValue
     let index: Int
     if freeHead != Slot.freeEnd {
@@ -205,8 +248,10 @@ struct BagState: Sendable {
       precondition(index < Int(Slot.freeEnd), "A CancelBag holds at most 2^32 - 1 items at once.")
       slots.append(Slot(work: work, tag: tag))
     }
-    if flags.contains(.link) { linkCount += 1 } else { count += 1 }
-    return Ticket(index: UInt32(truncatingIfNeeded: index), sequence: sequence)
+    count += 1
+    let ticket = Ticket(index: UInt32(truncatingIfNeeded: index), sequence: sequence)
+    if flags.contains(.reportsFinish) { finishReporters.append(ticket) }
+    return ticket
   }
 
   /// Places `work` with its details, and takes out the work it replaces under its key.
@@ -230,12 +275,17 @@ struct BagState: Sendable {
 
   /// Whether `ticket` names work still in this table.
   func contains(_ ticket: Ticket) -> Bool {
+    if ticket.index == Ticket.linkIndex { return links[ticket.sequence] != nil }
     let index = Int(ticket.index)
     return index < slots.count && slots[index].sequence == ticket.sequence && ticket.sequence != 0
   }
 
   /// Takes the work of `ticket` out of the table, or returns nil if it is not there any more.
   mutating func remove(_ ticket: Ticket) -> RemovedItem? {
+    if ticket.index == Ticket.linkIndex {
+      guard let link = links.removeValue(forKey: ticket.sequence) else { return nil }
+      return RemovedItem(work: link, sequence: ticket.sequence, flags: .link, details: nil)
+    }
     guard contains(ticket) else { return nil }
     let index = Int(ticket.index)
     // Move the work out (no copy, so no extra retain and release), and free the slot.
@@ -243,7 +293,7 @@ struct BagState: Sendable {
     let flags = slots[index].flags
     slots[index].tag = Slot.freeBit | freeHead
     freeHead = UInt64(index)
-    if flags.contains(.link) { linkCount -= 1 } else { count -= 1 }
+    count -= 1
     var removedDetails: ItemDetails?
     if flags.contains(.detailed) {
       removedDetails = details.removeValue(forKey: ticket.sequence)
@@ -251,10 +301,13 @@ struct BagState: Sendable {
         keys[key] = nil
       }
     }
-    if count == 0 && linkCount == 0 && slots.count > 64 {
-      // Drained: give the table's memory back, so that a burst does not stay forever.
+    if count == 0 && slots.count > 64 {
+      // Drained: give the table's memory back, so that a burst does not stay forever. Links
+      // live apart, so a bag with children drains as well.
       slots = []
       freeHead = Slot.freeEnd
+      finishReporters = []
+      sweepThreshold = BagState.minimumSweepThreshold
     }
     return RemovedItem(
       work: work, sequence: ticket.sequence, flags: flags, details: removedDetails)
@@ -278,45 +331,48 @@ struct BagState: Sendable {
     return previous
   }
 
-  /// Takes every item out, or every item but the links, to cancel after the lock.
-  ///
-  /// Without links to keep, the whole table is taken in O(1); with links, the links stay in
-  /// their slots (so their tickets stay valid) and the rest is copied out.
+  /// Takes every item out, or every item but the links, to cancel after the lock. O(1):
+  /// the table is handed over whole, and links live apart.
   mutating func removeAll(keepingLinks: Bool) -> TakenItems {
-    let keptLinks = keepingLinks && linkCount > 0
-    let taken: TakenItems
-    if keptLinks {
-      var removed: [Slot] = []
-      removed.reserveCapacity(count)
-      freeHead = Slot.freeEnd
-      var index = slots.count
-      // Rebuild the free list from every slot but the links: those just emptied and those
-      // already free (skipping these would lose them for good).
-      while index > 0 {
-        index -= 1
-        if slots[index].tag & Slot.freeBit == 0 {
-          guard !slots[index].flags.contains(.link) else { continue }
-          removed.append(Slot(work: slots[index].work.take(), tag: slots[index].tag))
-        }
-        slots[index].tag = Slot.freeBit | freeHead
-        freeHead = UInt64(index)
-      }
-      removed.reverse()
-      var removedDetails: [UInt64: ItemDetails] = [:]
-      for slot in removed where slot.flags.contains(.detailed) {
-        removedDetails[slot.sequence] = details.removeValue(forKey: slot.sequence)
-      }
-      taken = TakenItems(slots: removed, details: removedDetails)
-    } else {
-      taken = TakenItems(slots: slots, details: details)
-      slots = []
-      freeHead = Slot.freeEnd
-      details = [:]
-      linkCount = 0
+    var taken = TakenItems(slots: slots, details: details)
+    slots = []
+    freeHead = Slot.freeEnd
+    details = [:]
+    if !keepingLinks {
+      taken.links = links
+      links = [:]
     }
     keys = [:]
     count = 0
+    finishReporters = []
+    sweepThreshold = BagState.minimumSweepThreshold
     return taken
   }
 
+  // MARK: Sweeping finished work
+
+  /// The work that reports `isFinished`, to ask outside the lock, once enough of it was
+  /// added since the last sweep; nil until then.
+  mutating func takeFinishReportersIfDue() -> [(Ticket, StoredWork)]? {
+    guard finishReporters.count >= sweepThreshold else { return nil }
+    let tickets = finishReporters
+    finishReporters = []
+    var candidates: [(Ticket, StoredWork)] = []
+    candidates.reserveCapacity(tickets.count)
+    for ticket in tickets where contains(ticket) {
+      candidates.append((ticket, slots[Int(ticket.index)].work!))
+    }
+    return candidates
+  }
+
+  /// Puts back the work that said it is still running, and sets the next threshold: twice
+  /// the survivors, so that the cost of a sweep is paid for by the adds before the next one.
+  mutating func keepFinishReporters(_ survivors: [Ticket]) {
+    var kept = 0
+    for ticket in survivors where contains(ticket) {
+      finishReporters.append(ticket)
+      kept += 1
+    }
+    sweepThreshold = max(BagState.minimumSweepThreshold, 2 * kept)
+  }
 }

@@ -39,3 +39,15 @@ final class DispatchWorkItemWork: AutoCancellable, WrappingWork, @unchecked Send
   func cancel() { item.cancel() }
   var wrappedTypeName: String { "DispatchWorkItem" }
 }
+
+/// A value type that reports `isFinished`, boxed once, answering for it.
+final class BoxedFinishReporting<Work: FinishReporting>: FinishReporting, WrappingWork {
+  let work: Work
+
+  init(_ work: Work) { self.work = work }
+
+  func cancel() { work.cancel() }
+  func cancel(reason: CancellationReason) { work.cancel(reason: reason) }
+  var isFinished: Bool { work.isFinished }
+  var wrappedTypeName: String { String(describing: Work.self) }
+}

@@ -1,0 +1,200 @@
+import AutoCancel
+import Dispatch
+import Testing
+
+@testable import AutoCancel
+
+/// A user's own request type that says when it is done.
+private final class ImageRequest: FinishReporting, Sendable {
+  let payload: Payload
+  private let state = Protected((finished: false, cancels: 0, asks: 0))
+
+  init(payload: Payload = Payload()) { self.payload = payload }
+
+  func complete() { state.withLock { $0.finished = true } }
+  func cancel() { state.withLock { $0.cancels += 1 } }
+
+  var isFinished: Bool {
+    state.withLock { state in
+      state.asks += 1
+      return state.finished
+    }
+  }
+
+  var cancelCount: Int { state.withLock { $0.cancels } }
+  var askCount: Int { state.withLock { $0.asks } }
+}
+
+/// Something a piece of work holds, to see whether finished work is freed.
+private final class Payload: Sendable {}
+
+private final class WeakPayload: @unchecked Sendable {
+  // Safety: written once before any other thread reads it.
+  weak var payload: Payload?
+  init(_ payload: Payload) { self.payload = payload }
+}
+
+/// A long-lived owner that binds work with the one-liner, as an upload manager does.
+private final class Uploader: AutoCancelOwner, Sendable {
+  let cancelBag = CancelBag(label: "Uploader")
+
+  /// The documented pattern: the task captures what it needs, never the owner.
+  @discardableResult
+  func startUpload(_ payload: Payload) -> Task<Void, Never> {
+    let task = Task { [payload] in _ = payload }
+    autoCancel(task)
+    return task
+  }
+
+  func send(_ request: ImageRequest) {
+    autoCancel(request)
+  }
+}
+
+/// Waits until `condition` holds, yielding meanwhile; false if it did not within `seconds`.
+private func eventually(
+  within seconds: UInt64 = 120, _ condition: () -> Bool
+) async -> Bool {
+  let deadline = DispatchTime.now().uptimeNanoseconds + seconds * 1_000_000_000
+  while !condition() {
+    if Task.isCancelled || DispatchTime.now().uptimeNanoseconds > deadline { return false }
+    await Task.yield()
+  }
+  return true
+}
+
+@Suite("Finished work bound with the one-liner")
+struct FinishReportingTests {
+  @Test("leaves a long-lived owner by itself: 100,000 tasks, one after another, leave no trace")
+  func finishedTasksLeave() async {
+    let uploader = Uploader()
+    var weakPayloads: [WeakPayload] = []
+    weakPayloads.reserveCapacity(100_000)
+    for _ in 0..<100_000 {
+      let payload = Payload()
+      weakPayloads.append(WeakPayload(payload))
+      await uploader.startUpload(payload).value
+    }
+    let drained = await eventually { uploader.cancelBag.count == 0 }
+    #expect(drained, "still held: \(uploader.cancelBag.count)")
+    #expect(uploader.cancelBag.slotCount <= 64)
+    let alive = weakPayloads.count { $0.payload != nil }
+    #expect(alive == 0)
+  }
+
+  @Test("leaves a long-lived owner by itself: 100,000 user requests keep at most a few dozen")
+  func finishedRequestsLeave() {
+    let uploader = Uploader()
+    var weakPayloads: [WeakPayload] = []
+    var largest = 0
+    for _ in 0..<100_000 {
+      let request = ImageRequest()
+      weakPayloads.append(WeakPayload(request.payload))
+      uploader.send(request)
+      request.complete()
+      largest = max(largest, uploader.cancelBag.count)
+    }
+    #expect(largest <= BagState.minimumSweepThreshold)
+    #expect(uploader.cancelBag.count <= BagState.minimumSweepThreshold)
+    let alive = weakPayloads.count { $0.payload != nil }
+    #expect(alive <= BagState.minimumSweepThreshold)
+  }
+
+  @Test("is asked about its progress a bounded number of times per add, however much runs")
+  func sweepsAreAmortized() {
+    let bag = CancelBag()
+    let requests = (0..<10_000).map { _ in ImageRequest() }
+    for request in requests { bag.add(request) }
+    #expect(bag.count == 10_000)
+    let asks = requests.reduce(0) { $0 + $1.askCount }
+    #expect(asks <= 3 * requests.count, "asked \(asks) times for \(requests.count) adds")
+  }
+
+  @Test("still running when the owner goes, is cancelled exactly once; swept, is not")
+  func runningWorkIsCancelledOnce() {
+    var uploader: Uploader? = Uploader()
+    let running = (0..<1_000).map { _ in ImageRequest() }
+    let finished = (0..<1_000).map { _ in ImageRequest() }
+    for (late, done) in zip(running, finished) {
+      uploader?.send(late)
+      uploader?.send(done)
+      done.complete()
+    }
+    let held = uploader?.cancelBag.count ?? 0
+    // Sweeps ran: most finished requests left; the rest wait for the next sweep.
+    #expect(held < running.count + finished.count / 2)
+    uploader = nil
+    #expect(running.allSatisfy { $0.cancelCount == 1 })
+    // A finished request not swept yet receives one harmless cancel; a swept one none.
+    #expect(finished.allSatisfy { $0.cancelCount <= 1 })
+    #expect(finished.reduce(0) { $0 + $1.cancelCount } == held - running.count)
+  }
+
+  @Test("a task still running when the owner goes is cancelled")
+  func runningTaskIsCancelled() async {
+    var uploader: Uploader? = Uploader()
+    let started = Signal()
+    let task = Task {
+      started.fire()
+      await suspendUntilCancelled()
+      return Task.isCancelled
+    }
+    uploader?.autoCancel(task)
+    await started.wait()
+    uploader = nil
+    #expect(await task.value)
+  }
+
+  @Test("a task that already returned, bound, leaves at once")
+  func alreadyFinishedTaskLeaves() async {
+    let bag = CancelBag()
+    let task = Task {}
+    await task.value
+    let registration = bag.add(task)
+    #expect(await eventually { !registration.isActive })
+    #expect(bag.count == 0)
+  }
+
+  @Test("the same task bound twice makes two registrations, both leaving when it returns")
+  func sameTaskTwice() async {
+    let bag = CancelBag()
+    let gate = Signal()
+    let task = Task { await gate.wait() }
+    let first = bag.add(task)
+    let second = bag.add(task)
+    #expect(first != second)
+    #expect(bag.count == 2)
+    gate.fire()
+    await task.value
+    #expect(await eventually { bag.count == 0 })
+  }
+
+  @Test("bound to a bag that ended, is cancelled at once and never registered")
+  func boundAfterEnd() async {
+    let bag = CancelBag()
+    bag.end()
+    let task = Task {
+      await suspendUntilCancelled()
+      return Task.isCancelled
+    }
+    let registration = bag.add(task)
+    #expect(!registration.isActive)
+    #expect(await task.value)
+    let request = ImageRequest()
+    #expect(!bag.add(request).isActive)
+    #expect(request.cancelCount == 1)
+  }
+
+  @Test("the same request bound twice leaves twice, and is never cancelled once finished")
+  func sameRequestTwice() {
+    let bag = CancelBag()
+    let request = ImageRequest()
+    bag.add(request)
+    bag.add(request)
+    request.complete()
+    for _ in 0..<BagState.minimumSweepThreshold { bag.add(ImageRequest()) }
+    #expect(bag.count == BagState.minimumSweepThreshold)
+    bag.end()
+    #expect(request.cancelCount == 0)
+  }
+}
