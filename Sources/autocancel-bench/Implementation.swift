@@ -13,15 +13,16 @@ struct Implementation {
     Implementation(
       name: B.name,
       isOrigin: isOrigin,
-      addThenFinish: { Scenarios.addThenFinish(B.self, cycles: $0, othersLive: $1) },
-      addLiveThenEnd: { Scenarios.addLiveThenEnd(B.self, items: $0, bags: $1) },
-      twoThreads: { Scenarios.twoThreads(B.self, perThread: $0) },
-      heapPerLiveItem: { Scenarios.heapPerLiveItem(B.self, live: $0) }
+      addThenFinish: { Bodies.addThenFinish(B.self, cycles: $0, othersLive: $1) },
+      addLiveThenEnd: { Bodies.addLiveThenEnd(B.self, items: $0, bags: $1) },
+      twoThreads: { Bodies.twoThreads(B.self, perThread: $0) },
+      heapPerLiveItem: { Bodies.heapPerLiveItem(B.self, live: $0) }
     )
   }
 
   static var autoCancel: Implementation { of(AutoCancelBag.self) }
   static var naive: Implementation { of(NaiveBag.self) }
+  static var plain: Implementation { of(PlainBag.self) }
   static var floor: Implementation { of(FloorBag.self) }
   static var originPort: Implementation { of(OriginPortBag.self, isOrigin: true) }
   static var originPortQuirk: Implementation { of(OriginPortQuirkBag.self, isOrigin: true) }

@@ -6,27 +6,41 @@ struct Options {
   var quick = false
   /// Repetitions per scenario (after one discarded warm-up), or nil for the default.
   var repetitions: Int?
-  /// Scenario groups to run (S1, S1b, S2, S3, S4, S5, S6, S7), or nil for all.
+  /// Scenario groups to run (`Scenario.id`), or nil for all.
   var only: Set<String>?
   /// Implementations to run, or nil for all (to profile one design alone).
   var implementations: Set<String>?
+  /// Run one operation for an allocation counter instead of the scenarios.
+  var countAllocations: AllocationCount.Operation?
+  /// How many times `countAllocations` repeats its operation.
+  var operations = 1_000
 
-  static let groups = ["S1", "S1b", "S2", "S3", "S4", "S5", "S6", "S7"]
+  static let groups = allScenarios.map(\.id)
   static let implementationNames = [
-    "AutoCancel", "naive", "floor", "origin-port", "origin-port-quirk", "Task",
+    "AutoCancel", "naive", "plain", "floor", "origin-port", "origin-port-quirk", "Task",
   ]
 
   static let usage = """
     usage: swift run -c release autocancel-bench [--json] [--quick] [--repetitions N]
-                                                 [--only S1,S1b,S2,S3,S4,S5,S6,S7]
-                                                 [--implementations LIST] [--help]
-      --json            print one JSON object {"results": [...]} instead of tables
-      --quick           a short run (about 20 s): fewer repetitions
-      --repetitions N   measured repetitions per scenario (default 9, quick 3)
-      --only LIST       run only these scenario groups (comma-separated)
+                                                 [--only LIST] [--implementations LIST]
+           autocancel-bench --count-allocations OPERATION --implementations NAME
+                            [--operations N]
+      --json            print one JSON object {"results": [...], "targets": [...]}
+      --quick           a short run: smaller sizes, fewer repetitions
+      --repetitions N   measured repetitions per scenario (default 9, quick 3;
+                        S4 default 25, quick 5)
+      --only LIST       run only these scenarios (comma-separated):
+                        S1, S1b, S2, S2-bag, S3, S4, S5, S6, S7, S8
       --implementations LIST
-                        run only these implementations (AutoCancel, naive, floor,
-                        origin-port, origin-port-quirk, Task), e.g. to profile one
+                        run only these implementations (comma-separated), e.g. to profile
+                        one: AutoCancel, naive, plain, floor, origin-port,
+                        origin-port-quirk, Task
+      --count-allocations OPERATION
+                        run OPERATION of one implementation N times and print nothing, for
+                        an allocation counter (scripts/bench-allocations.sh runs it under
+                        valgrind's DHAT): empty-bag, bag-with-one, bag-of-10, add-finish,
+                        oneliner
+      --operations N    how many times --count-allocations repeats (default 1000)
       --help            show this help
     """
 
@@ -63,6 +77,20 @@ struct Options {
           throw Failure(message: "invalid value '\(text)' for --repetitions (expected 1...1000)")
         }
         options.repetitions = count
+      case "--count-allocations":
+        let text = try value()
+        guard let operation = AllocationCount.Operation(rawValue: text) else {
+          throw Failure(
+            message: "invalid value '\(text)' for --count-allocations (expected "
+              + "\(AllocationCount.Operation.allCases.map(\.rawValue).joined(separator: ",")))")
+        }
+        options.countAllocations = operation
+      case "--operations":
+        let text = try value()
+        guard let count = Int(text), count >= 1 else {
+          throw Failure(message: "invalid value '\(text)' for --operations (expected 1 or more)")
+        }
+        options.operations = count
       case "--only":
         let text = try value()
         let names = text.split(separator: ",").map(String.init)

@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-// `swift run -c release autocancel-bench [--json] [--quick] [--help]`.
+// `swift run -c release autocancel-bench [--json] [--quick] [--help] ...`
 
 func printError(_ text: String) {
   let line = text + "\n"
@@ -24,19 +24,26 @@ do {
   exit(2)
 }
 
+if let operation = options.countAllocations {
+  guard let name = options.implementations?.first, options.implementations?.count == 1,
+    AllocationCount.run(operation, implementation: name, count: options.operations)
+  else {
+    printError(
+      "autocancel-bench: --count-allocations \(operation.rawValue) needs one implementation "
+        + "that has it (--implementations NAME)")
+    exit(2)
+  }
+  exit(0)
+}
+
 let plan = RunPlan(options: options)
 let suite = Suite(
   plan: plan, implementations: options.implementations,
   log: { options.json ? () : printError("running \($0)") })
 var reports: [ScenarioReport] = []
-if options.runs("S1") { reports.append(suite.s1()) }
-if options.runs("S1b") { reports.append(suite.s1b()) }
-if options.runs("S2") { reports += suite.s2() }
-if options.runs("S3") { reports += suite.s3() }
-if options.runs("S4") { reports.append(suite.s4()) }
-if options.runs("S5") { reports.append(suite.s5()) }
-if options.runs("S6") { reports.append(await suite.s6()) }
-if options.runs("S7") { reports.append(await suite.s7()) }
+for scenario in allScenarios where options.runs(scenario.id) {
+  reports += await scenario.run(in: suite)
+}
 
 if options.json {
   print(Report.json(reports))

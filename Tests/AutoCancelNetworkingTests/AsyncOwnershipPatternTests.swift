@@ -47,7 +47,7 @@ final class ProfileModel: AutoCancelOwner {
 /// whether the client went away. The latency printed is from the trigger to the moment the
 /// server saw the connection close; it is reported, never asserted.
 @Suite(
-  "Async URLSession calls follow their owner in the documented patterns", .timeLimit(.minutes(1)))
+  "Async URLSession calls follow their owner in the documented patterns", timeLimit(minutes: 1))
 @MainActor
 struct AsyncOwnershipPatternTests {
   let server: TestServer

@@ -37,7 +37,7 @@ final class WeakTask: @unchecked Sendable {
   init(_ task: URLSessionTask) { self.task = task }
 }
 
-@Suite("Raw URLSession tasks in a bag", .timeLimit(.minutes(3)))
+@Suite("Raw URLSession tasks in a bag", timeLimit(minutes: 3))
 struct CancelBagURLSessionTaskTests {
   let server: TestServer
 

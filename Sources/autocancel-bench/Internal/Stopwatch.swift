@@ -1,9 +1,7 @@
 import Dispatch
 
-/// Monotonic nanoseconds, for timing one measured region.
-///
-/// `DispatchTime` rather than `ContinuousClock`, which needs iOS 16 / macOS 13: the bench
-/// builds at the package's floors.
+/// Monotonic nanoseconds (`DispatchTime`, available at every platform floor), for timing one
+/// measured region.
 struct Stopwatch {
   private let start = DispatchTime.now().uptimeNanoseconds
 

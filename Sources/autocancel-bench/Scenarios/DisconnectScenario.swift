@@ -8,29 +8,38 @@ import LoopbackHTTPServer
   import FoundationNetworking
 #endif
 
-/// S7: how long after an owner goes away the server sees its request's client leave.
+/// S7, disconnect: how long after an owner goes away the server sees its request's client
+/// leave.
 ///
 /// Each request streams a large body slowly from the loopback server; once the server has
 /// sent its first bytes, the owner holding the request's bag is released, and the latency is
 /// the server's `clientWentAwayAt` minus the moment of the release. Requests run one at a
 /// time, on a session with the default URL cache (the case that crashes raw cancels on
 /// Linux), so each figure is the library's path alone: bag deinit → cancel → socket closed.
-enum DisconnectScenario {
+struct DisconnectScenario: Scenario {
+  let id = "S7"
+
+  /// What the requests of one run measured.
+  struct Outcome {
+    /// Milliseconds from each owner's release to the server seeing its client leave.
+    var latencies: [Double] = []
+    /// Requests whose start or disconnect the server did not see within its wait.
+    var missed = 0
+  }
+
   /// An owner: a screen with a bag, nothing else.
   final class Screen: AutoCancelOwner {
     let cancelBag = CancelBag(label: "bench screen")
   }
 
-  /// The latencies, in milliseconds, of `count` requests; nil entries for requests whose
-  /// disconnect the server did not see within its wait.
-  static func run(count: Int) async throws -> (latencies: [Double], missed: Int) {
+  /// Runs `count` requests one after another.
+  static func measure(count: Int) async throws -> Outcome {
     let server = LoopbackHTTPServer()
     try server.start()
     defer { server.stop() }
     let session = URLSession(configuration: .default)
     defer { session.invalidateAndCancel() }
-    var latencies: [Double] = []
-    var missed = 0
+    var outcome = Outcome()
     for index in 0..<count {
       let id = "s7-\(index)"
       let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=2&id=\(id)")
@@ -38,7 +47,7 @@ enum DisconnectScenario {
       session.dataTask(with: url, in: screen!.cancelBag) { _, _, _ in }.resume()
       // Mid-transfer: the server has started sending the body.
       guard await server.waitForRecord(id: id, where: { $0.bytesSent > 0 }) != nil else {
-        missed += 1
+        outcome.missed += 1
         continue
       }
       let released = DispatchTime.now()
@@ -47,15 +56,15 @@ enum DisconnectScenario {
         let record = await server.waitForRecord(id: id, where: { $0.clientWentAway }),
         let gone = record.clientWentAwayAt
       else {
-        missed += 1
+        outcome.missed += 1
         continue
       }
       let nanoseconds =
         gone.uptimeNanoseconds >= released.uptimeNanoseconds
         ? gone.uptimeNanoseconds - released.uptimeNanoseconds : 0
-      latencies.append(Double(nanoseconds) / 1_000_000)
+      outcome.latencies.append(Double(nanoseconds) / 1_000_000)
     }
-    return (latencies, missed)
+    return outcome
   }
 
   /// The `fraction` percentile of `values` (nearest rank).
@@ -65,20 +74,18 @@ enum DisconnectScenario {
     let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
     return sorted[min(max(rank, 0), sorted.count - 1)]
   }
-}
 
-extension Suite {
-  func s7() async -> ScenarioReport {
-    let count = plan.s7Requests
-    log("S7: \(count) requests whose owner goes away mid-transfer, one at a time")
-    let outcome: (latencies: [Double], missed: Int)
+  func run(in suite: Suite) async -> [ScenarioReport] {
+    let count = suite.plan.s7Requests
+    suite.log("S7: \(count) requests whose owner goes away mid-transfer, one at a time")
+    let outcome: Outcome
     do {
-      outcome = try await DisconnectScenario.run(count: count)
+      outcome = try await Self.measure(count: count)
     } catch {
-      outcome = ([], count)
-      log("S7: the loopback server did not start: \(error)")
+      outcome = Outcome(latencies: [], missed: count)
+      suite.log("S7: the loopback server did not start: \(error)")
     }
-    let p99 = DisconnectScenario.percentile(outcome.latencies, 0.99)
+    let p99 = Self.percentile(outcome.latencies, 0.99)
     var report = ScenarioReport(
       name: "S7",
       title:
@@ -105,6 +112,6 @@ extension Suite {
         detail:
           "p99 < 20 ms (\(fixed(p99, 2)) ms), every disconnect seen (missed \(outcome.missed))")
     }
-    return report
+    return [report]
   }
 }

@@ -26,25 +26,3 @@ struct Figure {
     return Self.median((0..<count).map { samples[$0] / other.samples[$0] })
   }
 }
-
-/// A scenario's block in the table: its results, what ratios to show, its target.
-struct ScenarioReport {
-  let name: String
-  let title: String
-  /// Implementations to show ratios against (`floor`, `naive`, `Task`).
-  let references: [String]
-  var results: [Figure]
-  var notes: [String] = []
-  /// Evaluates the target for `AutoCancel`; nil when there is none.
-  var target: ((ScenarioReport) -> TargetVerdict)?
-
-  func result(_ implementation: String) -> Figure? {
-    results.first { $0.implementation == implementation }
-  }
-}
-
-/// Whether `AutoCancel` met a scenario's target, and the figures that decided it.
-struct TargetVerdict {
-  let pass: Bool
-  let detail: String
-}

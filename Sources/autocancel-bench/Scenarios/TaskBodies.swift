@@ -1,7 +1,7 @@
 import AutoCancel
 
 /// S6: launch a task and await its completion, `count` times; total nanoseconds.
-enum TaskScenarios {
+enum TaskBodies {
   /// `bag.task { }` then `await value`: the launcher registers and finishes by itself.
   static func bagTask(count: Int) async -> Double {
     let bag = CancelBag()

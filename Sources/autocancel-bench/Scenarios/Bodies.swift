@@ -2,8 +2,8 @@ import Dispatch
 
 /// The measured bodies, generic over the bag design so every design runs the same code.
 /// Each returns one repetition's raw figure (total nanoseconds, or bytes per item).
-enum Scenarios {
-  /// S1, S1b, S3: `cycles` times add a fresh work item and finish it at once, on one bag
+enum Bodies {
+  /// S1, S1b, S3, S8: `cycles` times add a fresh work item and finish it at once, on one bag
   /// that already holds `othersLive` live items. Returns the nanoseconds of the cycles only.
   static func addThenFinish<B: BenchBag>(_: B.Type, cycles: Int, othersLive: Int) -> Double {
     let bag = B()
@@ -26,7 +26,7 @@ enum Scenarios {
     return elapsed
   }
 
-  /// S2, S3 live: `bags` times create a bag, add `items` work items that stay live, then end
+  /// S2, S2-bag, S3 live: `bags` times create a bag, add `items` work items that stay live, then end
   /// the bag (release it: its deinit cancels them all). Bag creation, adds, cancels and the
   /// release of every item are all measured. Returns total nanoseconds.
   ///
@@ -50,18 +50,20 @@ enum Scenarios {
     return watch.elapsedNanoseconds
   }
 
-  /// S4: two threads each run `perThread` add-then-finish cycles on one shared bag, started
-  /// together by `DispatchQueue.concurrentPerform`. Returns the wall-clock nanoseconds.
+  /// S4: two threads each run `perThread` add-then-finish cycles on one shared bag. Both
+  /// wait at a start line; the clock starts when the second arrives. Returns the wall-clock
+  /// nanoseconds from then until both are done.
   static func twoThreads<B: BenchBag>(_: B.Type, perThread: Int) -> Double {
     let bag = B()
-    let watch = Stopwatch()
+    let line = StartLine(parties: 2)
     DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      line.arriveAndWait()
       for _ in 0..<perThread {
         let token = bag.add(Work())
         bag.finish(token)
       }
     }
-    let elapsed = watch.elapsedNanoseconds
+    let elapsed = line.elapsedNanoseconds
     blackHole(bag)
     return elapsed
   }
