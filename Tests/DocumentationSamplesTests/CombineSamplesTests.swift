@@ -8,7 +8,7 @@ struct CombineSamplesTests {
   @Test("the qualified name and the typealias both name AutoCancel's bag")
   func qualifiedNamesReachAutoCancel() {
     let bags: [AutoCancel.CancelBag] = [ProfileModel().cancelBag, SettingsModel().cancelBag]
-    #expect(bags.allSatisfy { !$0.isEnded })
+    #expect(bags.allSatisfy { !$0.hasEnded })
   }
 
   @Test("a task whose registration was dropped runs on, and is cancelled with its owner")

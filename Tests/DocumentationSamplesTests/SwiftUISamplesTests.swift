@@ -14,7 +14,7 @@ struct SwiftUISamplesTests {
     await api.wait(for: text) { started, _ in started == 1 }
     model.pageDidDisappear()
     await api.wait(for: text) { _, cancelled in cancelled == 1 }
-    #expect(!model.cancelBag.isEnded)
+    #expect(!model.cancelBag.hasEnded)
   }
 
   @Test("SearchViewModel's search is cancelled when the model goes away")

@@ -14,7 +14,7 @@ struct UIKitSamplesTests {
     await api.wait(for: text) { started, _ in started == 1 }
     controller.viewDidDisappear(false)
     await api.wait(for: text) { _, cancelled in cancelled == 1 }
-    #expect(!controller.cancelBag.isEnded)
+    #expect(!controller.cancelBag.hasEnded)
   }
 
   @Test("SearchViewController's search is cancelled when the controller is deallocated")

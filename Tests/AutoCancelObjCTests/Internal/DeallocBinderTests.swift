@@ -6,7 +6,7 @@ import Testing
 @testable import AutoCancelObjC
 
 /// Value-type work, boxed by the bag.
-private struct ValueWork: AutoCancellable {
+private struct ValueWork: ReasonAwareCancellable {
   let probe: Probe
   func cancel() { probe.cancel() }
   func cancel(reason: CancellationReason) { probe.cancel(reason: reason) }

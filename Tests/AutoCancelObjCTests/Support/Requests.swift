@@ -3,7 +3,7 @@ import AutoCancel
 import Foundation
 
 /// Typed work that counts its cancels and records their reasons.
-final class Probe: AutoCancellable, Sendable {
+final class Probe: ReasonAwareCancellable, Sendable {
   private let reasonsSeen = Protected<[CancellationReason]>([])
 
   func cancel() { cancel(reason: .explicit) }
