@@ -23,9 +23,11 @@
     /// }
     /// ```
     ///
-    /// The work is held strongly until it is finished or cancelled, as a `CancelBag` holds it;
-    /// finish the registration returned when the work completes. Thread-safe; the work is
-    /// cancelled on the thread that releases the object, never under a lock.
+    /// The work is held strongly until it is finished or cancelled, as a `CancelBag` holds it.
+    /// Work that reports its finish (`FinishReporting`, such as `Operation`) and `Task`s leave
+    /// by themselves, as with `autoCancel(_:)`; for other work, finish the registration
+    /// returned when it completes. Thread-safe; the work is cancelled on the thread that
+    /// releases the object, never under a lock.
     ///
     /// A class that is also an `AutoCancelOwner` keeps its `autoCancel(_:key:label:)`, which
     /// goes to its stored bag; prefer that bag there, as `cancelAll(reason:)` reaches only
@@ -55,6 +57,19 @@
       _ work: Work, key: (any Hashable & Sendable)? = nil
     ) -> CancelRegistration {
       runtimeBinder.bind(work, to: self, key: key)
+    }
+
+    /// Binds a `Task` to this object: it is cancelled when the object is deallocated, and
+    /// leaves the hidden holder by itself once it completes.
+    ///
+    /// ```swift
+    /// autoCancelRequestOnDealloc(Task { [store] in try await store.sync() })
+    /// ```
+    @discardableResult
+    public func autoCancelRequestOnDealloc<Success: Sendable, Failure: Error>(
+      _ task: Task<Success, Failure>, key: (any Hashable & Sendable)? = nil
+    ) -> CancelRegistration {
+      runtimeBinder.bind(task, to: self, key: key)
     }
 
     /// Binds a `DispatchWorkItem` to this object: it never runs once the object is

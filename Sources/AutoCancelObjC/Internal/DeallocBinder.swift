@@ -36,19 +36,38 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
   }
 
   /// Binds class work to `object`, held strongly until it is finished or cancelled.
+  ///
+  /// Work that reports its finish goes through the bag's self-finishing door, so that it
+  /// leaves by itself as with `autoCancel(_:)`: the generic parameter alone cannot pick that
+  /// overload, so the binder asks once per bind (this path is not the bag's hot path).
   @discardableResult
   func bind<Work: AutoCancellable & AnyObject>(
     _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
   ) -> CancelRegistration {
-    holder(for: object).autoCancel(work, key: key)
+    if let finishing = work as? any FinishReporting & AnyObject {
+      return holder(for: object).autoCancel(finishing, key: key)
+    }
+    return holder(for: object).autoCancel(work, key: key)
   }
 
-  /// Binds value-type work (such as a `Task`) to `object`.
+  /// Binds value-type work to `object`; work that reports its finish leaves by itself.
   @discardableResult
   func bind<Work: AutoCancellable>(
     _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
   ) -> CancelRegistration {
-    holder(for: object).autoCancel(work, key: key)
+    if let finishing = work as? any FinishReporting {
+      return holder(for: object).autoCancel(finishing, key: key)
+    }
+    return holder(for: object).autoCancel(work, key: key)
+  }
+
+  /// Binds a `Task` to `object`; it leaves the holder's bag by itself once it completes.
+  @discardableResult
+  func bind<Success: Sendable, Failure: Error>(
+    _ task: Task<Success, Failure>, to object: Store.Object,
+    key: (any Hashable & Sendable)? = nil
+  ) -> CancelRegistration {
+    holder(for: object).autoCancel(task, key: key)
   }
 
   /// Binds a `DispatchWorkItem` to `object`.
@@ -67,7 +86,7 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
   func bindUntyped(_ request: AnyObject?, to object: Store.Object) {
     guard let request else { return }
     if let work = request as? any AutoCancellable & AnyObject {
-      holder(for: object).autoCancel(work)
+      bind(work, to: object)
     } else {
       holder(for: object).autoCancelUntyped(request, canceller: canceller)
     }

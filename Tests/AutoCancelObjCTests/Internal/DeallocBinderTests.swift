@@ -121,6 +121,40 @@ struct DeallocBinderTests {
     #expect(running.reasons == [.ownerGone])
   }
 
+  @Test(
+    "lets finish-reporting work bound through the typed or the untyped form leave by itself",
+    arguments: [false, true])
+  func finishReportingWorkLeaves(untyped: Bool) {
+    let binder = makeBinder()
+    let object = FakeObject()
+    let running = FinishingRequest()
+    binder.bind(running, to: object)
+    for _ in 0..<10_000 {
+      let request = FinishingRequest()
+      if untyped {
+        binder.bindUntyped(request, to: object)
+      } else {
+        binder.bind(request, to: object)
+      }
+      request.complete()
+    }
+    let bag = binder.holder(for: object).cancelBag
+    #expect(bag.count <= 64, "finished requests piled up: \(bag.count) held")
+    bag.cancelAll()
+    #expect(running.cancelCount == 1)
+  }
+
+  @Test("lets a Task bound to an object leave by itself once it completes")
+  func taskLeaves() async {
+    let binder = makeBinder()
+    let object = FakeObject()
+    let task = Task {}
+    binder.bind(task, to: object)
+    await task.value
+    let bag = binder.holder(for: object).cancelBag
+    await waitUntil("the completed task left the holder's bag") { bag.count == 0 }
+  }
+
   @Test("holds an AutoCancellable given to the untyped form strongly, and cancels it")
   func untypedAutoCancellableIsHeldStrongly() {
     let binder = makeBinder()

@@ -41,3 +41,13 @@ final class Tally: Sendable {
   func increment() { value.withLock { $0 += 1 } }
   var count: Int { value.current }
 }
+
+/// Typed work that says when it is done, as `Operation` does, and counts its cancels.
+final class FinishingRequest: FinishReporting, Sendable {
+  private let state = Protected((finished: false, cancels: 0))
+
+  func complete() { state.withLock { $0.finished = true } }
+  var isFinished: Bool { state.current.finished }
+  func cancel() { state.withLock { $0.cancels += 1 } }
+  var cancelCount: Int { state.current.cancels }
+}
