@@ -138,6 +138,10 @@ struct SharedRequestsTests {
         Issue.record("ran twice"); return 0
       }
     }
+    // Completing before the late caller joined would make it start a request of its own.
+    await waitUntil("the late caller joined the running request") {
+      shared.callerCount(for: "a") == 2
+    }
     request.complete(with: .success(5))
     #expect(try await first.value == 5)
     #expect(try await late.value == 5)

@@ -22,6 +22,14 @@ struct ModelBasedTests {
   /// The shares to run: all of them, or the first alone when one seed is replayed.
   static let shareArguments = ReliabilityConfig.replaySeed == nil ? Array(0..<shares) : [0]
 
+  /// How many runs of how many operations make `total`: at least one run per share, so that
+  /// no share is left with nothing to check (small totals, as under a sanitizer, make shorter
+  /// runs instead of fewer), and runs of at most `operationsPerRun`.
+  static func plan(total: Int, operationsPerRun: Int) -> (runs: Int, operationsPerRun: Int) {
+    let runs = max(shares, total / operationsPerRun)
+    return (runs, max(threads, min(operationsPerRun, total / runs)))
+  }
+
   /// The seeds of share `share` of `runs` runs (the replayed seed goes to share 0 alone).
   static func seeds(share: Int, runs: Int) -> [UInt64] {
     let all = ReliabilityConfig.seeds(count: runs)
@@ -33,7 +41,8 @@ struct ModelBasedTests {
     arguments: shareArguments)
   func singleThreadedRunsMatchTheModel(share: Int) async throws {
     let total = ReliabilityConfig.totalOperations * 3 / 10
-    let runs = max(1, total / Self.singleThreadedOperationsPerRun)
+    let (runs, operationsPerRun) = Self.plan(
+      total: total, operationsPerRun: Self.singleThreadedOperationsPerRun)
     let seeds = Self.seeds(share: share, runs: runs)
     try #require(!seeds.isEmpty, "share \(share) has no run")
     print(
@@ -44,7 +53,7 @@ struct ModelBasedTests {
       () -> Result<(Int, Int, Int), ReliabilityFailure> in
       var (operations, bags, cancellations) = (0, 0, 0)
       for seed in seeds {
-        var run = SingleThreadedRun(seed: seed, operations: Self.singleThreadedOperationsPerRun)
+        var run = SingleThreadedRun(seed: seed, operations: operationsPerRun)
         do { try run.run() } catch { return .failure(ReliabilityFailure(error)) }
         operations += run.operations
         bags += run.bags
@@ -66,8 +75,10 @@ struct ModelBasedTests {
     arguments: shareArguments)
   func multiThreadedRunsEndEveryItemExactlyOnce(share: Int) async throws {
     let total = ReliabilityConfig.totalOperations * 7 / 10
-    let perRun = Self.threads * Self.operationsPerThread
-    let runs = max(1, total / perRun)
+    let (runs, operationsPerRun) = Self.plan(
+      total: total, operationsPerRun: Self.threads * Self.operationsPerThread)
+    let operationsPerThread = operationsPerRun / Self.threads
+    let perRun = operationsPerThread * Self.threads
     let seeds = Self.seeds(share: share, runs: runs)
     try #require(!seeds.isEmpty, "share \(share) has no run")
     print(
@@ -78,7 +89,7 @@ struct ModelBasedTests {
       var outcome = ConcurrentRun.Outcome()
       for seed in seeds {
         let run = ConcurrentRun(
-          seed: seed, threads: Self.threads, operationsPerThread: Self.operationsPerThread)
+          seed: seed, threads: Self.threads, operationsPerThread: operationsPerThread)
         let result: ConcurrentRun.Outcome
         do { result = try run.run() } catch { return .failure(ReliabilityFailure(error)) }
         outcome.items += result.items
