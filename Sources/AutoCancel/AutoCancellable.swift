@@ -3,8 +3,8 @@
 /// Conforming types write one method, ``cancel()``. Work that wants to know why it was
 /// cancelled conforms to ``ReasonAwareCancellable`` instead.
 ///
-/// `Task` conforms already, and `AutoCancelNetworking` adds `URLSessionTask` and
-/// `Operation`. A `DispatchWorkItem` (not `Sendable` in every Dispatch) goes in through
+/// `Task` conforms already, and `AutoCancelNetworking` adds `Operation` (a raw
+/// `URLSessionTask` joins through its own `add(_:)` overload). A `DispatchWorkItem` (not `Sendable` in every Dispatch) goes in through
 /// ``CancelBag/add(_:key:label:)-(DispatchWorkItem,_,_)``, a closure through
 /// ``CancelBag/add(key:label:onCancel:)``. Your own request types conform in one line:
 ///
@@ -31,16 +31,19 @@
 public protocol AutoCancellable: Sendable {
   /// Stops the work. Called at most once per registration, from any thread.
   func cancel()
+
+  /// The bag's way in: cancels, handing `reason` to work that takes one.
+  ///
+  /// Implemented for every conformer (``cancel()`` here, ``ReasonAwareCancellable/cancel(reason:)``
+  /// for reason-aware work); do not implement it. A requirement rather than a cast, so that
+  /// the choice is made once, when the type conforms, instead of on every cancel.
+  func _cancel(for reason: CancellationReason)
 }
 
 extension AutoCancellable {
-  /// Cancels, handing the reason to work that takes one.
-  func cancel(for reason: CancellationReason) {
-    if let reasonAware = self as? any ReasonAwareCancellable {
-      reasonAware.cancel(reason: reason)
-    } else {
-      cancel()
-    }
+  /// Cancels with ``cancel()``: this work does not take a reason.
+  public func _cancel(for reason: CancellationReason) {
+    cancel()
   }
 }
 

@@ -30,4 +30,9 @@ extension ReasonAwareCancellable {
   public func cancel() {
     cancel(reason: .explicit)
   }
+
+  /// Cancels with ``cancel(reason:)``, so that the work hears why.
+  public func _cancel(for reason: CancellationReason) {
+    cancel(reason: reason)
+  }
 }

@@ -57,7 +57,7 @@ struct BagCore: Sendable {
     }
     switch outcome {
     case .rejected(let reason):
-      work.cancel(for: reason)
+      work._cancel(for: reason)
       return .inactive
     case .added(let ticket, let replaced, let observers):
       if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
@@ -158,6 +158,12 @@ struct BagCore: Sendable {
     let decision: EndDecision? = withLock { state in
       guard state.endReason == nil else { return nil }
       state.endReason = reason
+      if state.count == 0 && state.linkCount == 0 && state.observers.isEmpty
+        && state.memberships.isEmpty && state.deadlineTimer == nil
+      {
+        // Nothing to cancel or tell: the common end of a screen whose work all finished.
+        return EndDecision.nothing
+      }
       let decision = EndDecision(
         removed: state.removeAll(keepingLinks: false), observers: state.observersToNotify,
         memberships: state.memberships, deadlineTimer: state.deadlineTimer)
@@ -168,7 +174,7 @@ struct BagCore: Sendable {
       return decision
     }
     guard var decision else { return false }
-    decision.deadlineTimer?.cancel(for: reason)
+    decision.deadlineTimer?._cancel(for: reason)
     for membership in decision.memberships { membership.finish() }
     decision.removed.forEachOldestFirst {
       finishCancelling($0, reason: reason, observers: decision.observers)
@@ -181,6 +187,11 @@ struct BagCore: Sendable {
     var observers: [Observer]?
     var memberships: [CancelRegistration]
     var deadlineTimer: StoredWork?
+
+    /// The end of a bag that holds nothing and has no one to tell.
+    static let nothing = EndDecision(
+      removed: TakenItems(slots: [], details: [:]), observers: nil, memberships: [],
+      deadlineTimer: nil)
   }
 
   /// Cancels work already taken out of the table, and tells observers. Never under the lock.
@@ -188,7 +199,7 @@ struct BagCore: Sendable {
     _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?
   ) {
     removed.details?.timer?.cancel()
-    removed.work.cancel(for: reason)
+    removed.work._cancel(for: reason)
     notify(observers, .cancelled(reason), removed)
   }
 

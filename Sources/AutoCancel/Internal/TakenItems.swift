@@ -43,7 +43,7 @@ struct TakenItems {
       }
       // Links are merged in by sequence, so that children end in the order they were made,
       // among the work.
-      let links = self.links.sorted { $0.key < $1.key }
+      let links = self.links.isEmpty ? [] : self.links.sorted { $0.key < $1.key }
       var nextLink = links.startIndex
       func takeLinks(before tag: UInt64) {
         while nextLink < links.endIndex, links[nextLink].key << ItemFlags.bitCount < tag {

@@ -19,7 +19,7 @@ final class BoxedWork<Work: AutoCancellable>: ReasonAwareCancellable, WrappingWo
   init(_ work: Work) { self.work = work }
 
   func cancel() { work.cancel() }
-  func cancel(reason: CancellationReason) { work.cancel(for: reason) }
+  func cancel(reason: CancellationReason) { work._cancel(for: reason) }
   var wrappedTypeName: String { String(describing: Work.self) }
 }
 
@@ -55,7 +55,7 @@ final class BoxedFinishReporting<Work: FinishReporting>: FinishReporting,
   init(_ work: Work) { self.work = work }
 
   func cancel() { work.cancel() }
-  func cancel(reason: CancellationReason) { work.cancel(for: reason) }
+  func cancel(reason: CancellationReason) { work._cancel(for: reason) }
   var isFinished: Bool { work.isFinished }
   var wrappedTypeName: String { String(describing: Work.self) }
 }
