@@ -20,7 +20,7 @@ struct TaskRoute: SessionRoute {
   let twin: URLSession?
   /// Whether a cancel must wait for the task to be past its cache lookup.
   let waitForLookup: Bool
-  /// The serial queue that runs this session's cancels.
+  /// The serial queue that runs the cancels of tasks in `session`.
   let cancelQueue: DispatchQueue
 
   /// The route for a task of `kind`: download tasks never look the cache up in
