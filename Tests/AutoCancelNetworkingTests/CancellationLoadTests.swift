@@ -152,7 +152,7 @@ struct CancellationLoadTests {
   func dozensOfOwners() async throws {
     let seed = UInt64.random(in: 0...UInt64.max)
     print("dozensOfOwners seed: \(seed)")
-    var generator = SeededGenerator(state: seed)
+    var generator = SeededGenerator(seed: seed)
     let session = URLSession(configuration: .default)  // URLCache.shared, no delegate
     defer { session.finishTasksAndInvalidate() }
     let counter = CallCounter()

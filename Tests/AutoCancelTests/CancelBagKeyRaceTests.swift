@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 @testable import AutoCancel
 import Dispatch
 import Testing

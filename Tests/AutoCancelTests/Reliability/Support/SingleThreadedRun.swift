@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import AutoCancel
 
 /// A divergence between the real bag and what the contract allows, with what it takes to
