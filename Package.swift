@@ -21,10 +21,13 @@ let package = Package(
     .target(name: "AutoCancelObjC", dependencies: ["AutoCancel"]),
     // A tiny HTTP/1.1 server on 127.0.0.1 for the demo and the tests; not a product.
     .target(name: "LoopbackHTTPServer"),
+    // SplitMix64, the one reproducible generator of the demo's plans and the tests' seeded
+    // runs; not a product.
+    .target(name: "SeededRandom"),
     // The demo's scenario, measurement and report, shared by the executable and its test.
     .target(
       name: "DemoScenario",
-      dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
+      dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer", "SeededRandom"]
     ),
     .executableTarget(name: "autocancel-demo", dependencies: ["DemoScenario"]),
     .executableTarget(
@@ -33,20 +36,25 @@ let package = Package(
     ),
     // What the tests share (bounded waits, gates, signals); only test targets depend on it,
     // so it never reaches an app's build. It depends on nothing under test: only on the
-    // loopback server, the tests' referee.
+    // loopback server, the tests' referee, and the seeded generator.
     .target(
       name: "AutoCancelTestSupport",
-      dependencies: ["LoopbackHTTPServer"],
+      dependencies: ["LoopbackHTTPServer", "SeededRandom"],
       path: "Tests/AutoCancelTestSupport"
     ),
-    .testTarget(name: "AutoCancelTests", dependencies: ["AutoCancel", "AutoCancelTestSupport"]),
+    .testTarget(
+      name: "AutoCancelTests",
+      dependencies: ["AutoCancel", "AutoCancelTestSupport", "SeededRandom"]
+    ),
     .testTarget(
       name: "AutoCancelNetworkingTests",
-      dependencies: ["AutoCancelNetworking", "LoopbackHTTPServer", "AutoCancelTestSupport"]
+      dependencies: [
+        "AutoCancelNetworking", "LoopbackHTTPServer", "AutoCancelTestSupport", "SeededRandom",
+      ]
     ),
     .testTarget(
       name: "LoopbackHTTPServerTests",
-      dependencies: ["LoopbackHTTPServer", "AutoCancelTestSupport"]
+      dependencies: ["LoopbackHTTPServer", "AutoCancelTestSupport", "SeededRandom"]
     ),
     .testTarget(
       name: "DemoScenarioTests",
@@ -54,7 +62,7 @@ let package = Package(
     ),
     .testTarget(
       name: "AutoCancelObjCTests",
-      dependencies: ["AutoCancel", "AutoCancelObjC", "AutoCancelTestSupport"]
+      dependencies: ["AutoCancel", "AutoCancelObjC", "AutoCancelTestSupport", "SeededRandom"]
     ),
     // The samples of the DocC articles on apps, Combine and Objective-C, compiled and run
     // (Apple-only ones inside `#if`).

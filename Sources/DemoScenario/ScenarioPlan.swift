@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// A reproducible browsing session: people visiting screens that start requests.
 ///
 /// The same plan is run twice, without binding and with AutoCancel, so any difference in

@@ -3,6 +3,7 @@ import AutoCancelNetworking
 import Foundation
 import LoopbackHTTPServer
 import AutoCancelTestSupport
+import SeededRandom
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import AutoCancelTestSupport
 @testable import AutoCancel
 import Dispatch
+import SeededRandom
 import Testing
 
 @Suite("Latest wins under a key, racing")

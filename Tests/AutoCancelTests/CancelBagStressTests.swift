@@ -2,6 +2,7 @@ import AutoCancelTestSupport
 import AutoCancel
 import Dispatch
 import Foundation
+import SeededRandom
 import Testing
 
 /// The seeds of the stress rounds: a fixed list, or the one in `AUTOCANCEL_SEED` (decimal or

@@ -1,4 +1,5 @@
 import AutoCancelTestSupport
+import SeededRandom
 @_spi(Testing) @testable import AutoCancel
 import Testing
 

@@ -1,6 +1,7 @@
 import AutoCancelTestSupport
 import Foundation
 import LoopbackHTTPServer
+import SeededRandom
 import Testing
 
 @Suite(

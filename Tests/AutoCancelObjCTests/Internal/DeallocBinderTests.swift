@@ -4,6 +4,7 @@ import AutoCancelTestSupport
 import Testing
 
 @testable import AutoCancelObjC
+import SeededRandom
 
 /// Value-type work, boxed by the bag.
 private struct ValueWork: ReasonAwareCancellable {

@@ -3,6 +3,7 @@ import AutoCancelTestSupport
 import Testing
 
 @testable import AutoCancelObjC
+import SeededRandom
 
 @Suite("Weakly held requests", timeLimit(minutes: 1))
 struct WeaklyHeldRequestsTests {

@@ -1,5 +1,6 @@
 @testable import AutoCancel
 import AutoCancelTestSupport
+import SeededRandom
 import Testing
 
 /// Faults at random: every item's `cancel` calls back into its bag, from several threads.

@@ -1,6 +1,7 @@
 import AutoCancelTestSupport
 @testable import AutoCancel
 import Dispatch
+import SeededRandom
 
 /// One seeded multi-threaded run: several threads, each with its own seeded stream of random
 /// operations, on one bag; then the final invariant is checked against what the operations

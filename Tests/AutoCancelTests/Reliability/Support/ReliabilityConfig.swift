@@ -1,5 +1,6 @@
 import AutoCancelTestSupport
 import Foundation
+import SeededRandom
 
 /// Seeds and sizes of the reliability runs, read once from the environment.
 ///
