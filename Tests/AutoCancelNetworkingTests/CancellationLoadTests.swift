@@ -151,8 +151,8 @@ struct CancellationLoadTests {
 
   @Test("hundreds of requests across dozens of owners complete once each, leaking no descriptors")
   func dozensOfOwners() async throws {
-    let seed = UInt64.random(in: 0...UInt64.max)
-    print("dozensOfOwners seed: \(seed)")
+    let seed = TestSeed.fresh()
+    print("dozensOfOwners: \(TestSeed.describe(seed))")
     var generator = SeededGenerator(seed: seed)
     let session = URLSession(configuration: .default)  // URLCache.shared, no delegate
     defer { session.finishTasksAndInvalidate() }
@@ -160,23 +160,26 @@ struct CancellationLoadTests {
     let first = await mixedLoad(
       session: session, owners: 24, perOwner: 8, phase: 0, generator: &generator,
       counter: counter)
-    #expect(first.arrived == first.expected, "seed \(seed): watchdog fired in phase 0")
+    #expect(
+      first.arrived == first.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 0")
     let descriptorsAfterFirst = try openFileDescriptorCount()
     let second = await mixedLoad(
       session: session, owners: 24, perOwner: 8, phase: 1, generator: &generator,
       counter: counter)
-    #expect(second.arrived == second.expected, "seed \(seed): watchdog fired in phase 1")
+    #expect(
+      second.arrived == second.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 1")
     let descriptorsAfterSecond = try openFileDescriptorCount()
     print(
       "dozensOfOwners: \(first.expected + second.expected) requests, descriptors after phase 0:"
         + " \(descriptorsAfterFirst), after phase 1: \(descriptorsAfterSecond)")
     let counts = counter.counts
-    #expect(counts.count == first.expected + second.expected, "seed \(seed)")
-    #expect(counts.values.allSatisfy { $0 == 1 }, "seed \(seed): a handler ran twice")
+    #expect(counts.count == first.expected + second.expected, "\(TestSeed.describe(seed))")
+    #expect(counts.values.allSatisfy { $0 == 1 }, "\(TestSeed.describe(seed)): a handler ran twice")
     // A leak grows with the requests (192 per phase); the connection pool does not.
     #expect(
       descriptorsAfterSecond - descriptorsAfterFirst < 24,
-      "seed \(seed): \(descriptorsAfterFirst) → \(descriptorsAfterSecond) descriptors")
+      "\(TestSeed.describe(seed)): \(descriptorsAfterFirst) → \(descriptorsAfterSecond) descriptors"
+    )
     #expect((first.kept + second.kept).allSatisfy { $0.cancelBag.count == 0 })
   }
 }

@@ -6,7 +6,9 @@ import Testing
 
 @Suite("Latest wins under a key, racing")
 struct CancelBagKeyRaceTests {
-  @Test("replacing work while it completes never evicts its successor", arguments: [1, 2, 3])
+  @Test(
+    "replacing work while it completes never evicts its successor",
+    arguments: TestSeed.seeds([1, 2, 3]))
   func replaceWhileCompleting(seed: UInt64) {
     var random = SeededGenerator(seed: seed)
     let bag = CancelBag()
@@ -31,7 +33,7 @@ struct CancelBagKeyRaceTests {
       let current = replacement.withLock { $0 }!
       registrations.append(current)
       previous.finish()  // a late, stale completion
-      #expect(current.isActive, "seed \(seed), round \(round)")
+      #expect(current.isActive, "\(TestSeed.describe(seed)), round \(round)")
       #expect(bag.count == 1)
       // The old one ended exactly once: finished (no reason) or replaced.
       #expect(works[round - 1].reasons.count <= 1)

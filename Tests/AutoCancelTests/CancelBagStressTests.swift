@@ -5,19 +5,6 @@ import Foundation
 import SeededRandom
 import Testing
 
-/// The seeds of the stress rounds: a fixed list, or the one in `AUTOCANCEL_SEED` (decimal or
-/// `0x` hex) to replay a failure. Each thread's operations follow from the seed; the
-/// interleaving of threads is up to the machine.
-enum StressSeeds {
-  static let fixed: [UInt64] = [0x5EED_0001, 0xC0FF_EE42, 0xDEAD_BEEF, 0x0BAD_CAFE]
-
-  static var all: [UInt64] {
-    guard let text = ProcessInfo.processInfo.environment["AUTOCANCEL_SEED"] else { return fixed }
-    let seed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
-    return seed.map { [$0] } ?? fixed
-  }
-}
-
 /// The item a stress thread is finishing right now: a thread-local marker that lets a work
 /// item tell, when it is released, whether a `finish()` released it.
 private enum FinishingItem {
@@ -118,9 +105,9 @@ struct CancelBagStressTests {
 
   @Test(
     "ends every item exactly once, as observers also see, while threads add, finish, cancel, cancel all and drop bags",
-    arguments: StressSeeds.all)
+    arguments: TestSeed.seeds([0x5EED_0001, 0xC0FF_EE42, 0xDEAD_BEEF, 0x0BAD_CAFE]))
   func exactlyOnceUnderStress(seed: UInt64) async {
-    print("CancelBagStressTests seed: 0x\(String(seed, radix: 16)) (replay: AUTOCANCEL_SEED)")
+    print("CancelBagStressTests: \(TestSeed.describe(seed))")
     let ledger = Ledger()
     let bags = Protected<[CancelBag]>((0..<Self.bagCount).map { _ in ledger.makeBag() })
     let pool = Protected<[Registered]>([])
@@ -197,7 +184,7 @@ struct CancelBagStressTests {
 
     let entries = ledger.all
     let registrations = everything.current
-    #expect(registrations.count == entries.count)
+    #expect(registrations.count == entries.count, "\(TestSeed.describe(seed))")
     var problems: [String] = []
     for (id, entry) in entries.enumerated() {
       // The bag's own event says whether an item finished: where its last release happens
@@ -230,8 +217,8 @@ struct CancelBagStressTests {
     print(
       "CancelBagStressTests seed 0x\(String(seed, radix: 16)): \(entries.count) items,",
       "\(finishedCount) finished, \(entries.count - finishedCount) cancelled")
-    #expect(entries.count > 1000)
-    #expect(finishedCount > 0 && finishedCount < entries.count)
-    #expect(problems.isEmpty, "seed 0x\(String(seed, radix: 16)): \(problems.prefix(10))")
+    #expect(entries.count > 1000, "\(TestSeed.describe(seed))")
+    #expect(finishedCount > 0 && finishedCount < entries.count, "\(TestSeed.describe(seed))")
+    #expect(problems.isEmpty, "\(TestSeed.describe(seed)): \(problems.prefix(10))")
   }
 }

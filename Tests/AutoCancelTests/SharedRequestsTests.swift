@@ -183,9 +183,10 @@ struct SharedRequestsTests {
 
   @Test(
     "end every caller exactly once when the last leaves as the result arrives",
-    arguments: 0..<200)
-  func lastLeavesWhileResultArrives(round: Int) async {
-    var random = SeededGenerator(seed: 0x5EED_0000 + UInt64(round))
+    arguments: TestSeed.seeds((0..<200).map { 0x5EED_0000 + $0 }))
+  func lastLeavesWhileResultArrives(seed: UInt64) async {
+    var random = SeededGenerator(seed: seed)
+    let result = Int(truncatingIfNeeded: seed)
     let shared = SharedRequests<Int, Int>()
     let request = Request()
     let callers = (0..<Int(random.next() % 4 + 1)).map { _ in
@@ -195,18 +196,18 @@ struct SharedRequestsTests {
     let cancelFirst = random.next() % 2 == 0
     if cancelFirst {
       for caller in callers { caller.cancel() }
-      request.complete(with: .success(round))
+      request.complete(with: .success(result))
     } else {
-      request.complete(with: .success(round))
+      request.complete(with: .success(result))
       for caller in callers { caller.cancel() }
     }
     for caller in callers {
       switch await caller.result {
-      case .success(let value): #expect(value == round)
-      case .failure(let error): #expect(error is CancellationError)
+      case .success(let value): #expect(value == result, "\(TestSeed.describe(seed))")
+      case .failure(let error): #expect(error is CancellationError, "\(TestSeed.describe(seed))")
       }
     }
-    #expect(request.starts == 1)
-    #expect(shared.count == 0)
+    #expect(request.starts == 1, "\(TestSeed.describe(seed))")
+    #expect(shared.count == 0, "\(TestSeed.describe(seed))")
   }
 }

@@ -11,8 +11,8 @@ struct LoopbackHTTPServerLifecycleTests {
   @Test func threeHundredConcurrentConnectionsAreServedAndAllClosed() async throws {
     let server = try startedServer()
     defer { server.stop() }
-    let seed = UInt64.random(in: 1...UInt64.max)
-    print("LoopbackHTTPServer concurrency seed: \(seed)")
+    let seed = TestSeed.fresh()
+    print("LoopbackHTTPServer concurrency: \(TestSeed.describe(seed))")
     var generator = SeededGenerator(seed: seed)
     let count = 300
 
@@ -30,14 +30,14 @@ struct LoopbackHTTPServerLifecycleTests {
       sizes.append(size)
     }
     let allOpen = await server.waitForConnections { $0.open == count }
-    #expect(allOpen?.accepted == count)
+    #expect(allOpen?.accepted == count, "\(TestSeed.describe(seed))")
 
     for (client, size) in zip(clients, sizes) {
-      #expect(try client.readResponse().body.count == size)
+      #expect(try client.readResponse().body.count == size, "\(TestSeed.describe(seed))")
     }
     for (index, size) in sizes.enumerated() {
       let record = try #require(await server.waitForRecord(id: "many-\(index)"))
-      #expect(record.completed && record.bytesSent == size)
+      #expect(record.completed && record.bytesSent == size, "\(TestSeed.describe(seed))")
     }
     for client in clients { client.close() }
     let closed = await server.waitForConnections { $0.open == 0 }

@@ -42,7 +42,7 @@ private final class Owner: Sendable {
 struct DeallocBinderTests {
   @Test(
     "attaches exactly one holder when many threads bind to a fresh object at once",
-    arguments: StressSeeds.all)
+    arguments: TestSeed.seeds([0x5EED_0001, 0xC0FF_EE42, 0xDEAD_BEEF]))
   func attachesOneHolderUnderRaces(seed: UInt64) async {
     let threads = 8
     for round in 0..<40 {
@@ -73,7 +73,7 @@ struct DeallocBinderTests {
           holders.withLock { _ = $0.insert(ObjectIdentifier(binder.holder(for: object))) }
         }
       }
-      let context = "seed \(seed) (replay: AUTOCANCEL_SEED=\(seed)), round \(round)"
+      let context = "\(TestSeed.describe(seed)), round \(round)"
       #expect(binder.store.attachCount == 1, "\(context)")
       #expect(holders.current.count == 1, "\(context)")
       // A second holder attached by a losing thread would have been released, cancelling.
@@ -179,7 +179,7 @@ struct DeallocBinderTests {
 
   @Test(
     "stays consistent when threads bind, finish and drop work on one object at once",
-    arguments: StressSeeds.all)
+    arguments: TestSeed.seeds([0x5EED_0001, 0xC0FF_EE42, 0xDEAD_BEEF]))
   func concurrentBindsStayConsistent(seed: UInt64) async {
     let binder = makeBinder()
     let owner = Owner()
@@ -211,7 +211,7 @@ struct DeallocBinderTests {
         }
       }
     }
-    let context = "seed \(seed) (replay: AUTOCANCEL_SEED=\(seed))"
+    let context = TestSeed.describe(seed)
     // Read through a temporary: a holder kept in a local would outlive the release below.
     let inBag = binder.holder(for: owner.current).cancelBag.count
     #expect(binder.store.attachCount == 1, "\(context)")

@@ -23,9 +23,9 @@ struct FaultStormTests {
 
   @Test(
     "random re-entrant cancels on several threads end each item once",
-    timeLimit(minutes: 1), arguments: ReliabilityConfig.seeds(count: 4))
+    timeLimit(minutes: 1), arguments: TestSeed.fresh(count: 4))
   func stormEndsEveryItemOnce(seed: UInt64) async throws {
-    print("fault storm: seed \(seed) (replay: AUTOCANCEL_SEED=\(seed))")
+    print("fault storm: \(TestSeed.describe(seed))")
     let bag = CancelBag(label: "storm")
     let events = EventLog()
     bag.observe { events.record($0) }
@@ -102,23 +102,26 @@ struct FaultStormTests {
       let sequence = item.registration.ticket.sequence
       if sequence == 0 {
         // Added to the ended bag (by a nested end): cancelled once, before add returned.
-        #expect(reasons.count == 1, "seed \(seed): rejected item cancelled \(reasons)")
+        #expect(
+          reasons.count == 1, "\(TestSeed.describe(seed)): rejected item cancelled \(reasons)")
         continue
       }
       let terminals = events.terminals(sequence)
-      #expect(terminals.count == 1, "seed \(seed): item \(sequence) ended \(terminals)")
+      #expect(
+        terminals.count == 1, "\(TestSeed.describe(seed)): item \(sequence) ended \(terminals)")
       if terminals == [.finished] {
         finished += 1
-        #expect(reasons.isEmpty, "seed \(seed): item \(sequence) finished, yet cancelled")
+        #expect(
+          reasons.isEmpty, "\(TestSeed.describe(seed)): item \(sequence) finished, yet cancelled")
       } else {
         let heard = reasons.compactMap { $0 }.map { CancelBagEvent.Kind.cancelled($0) }
         #expect(
           heard.count == 1 && heard == terminals,
-          "seed \(seed): item \(sequence) \(terminals), work heard \(reasons)")
+          "\(TestSeed.describe(seed)): item \(sequence) \(terminals), work heard \(reasons)")
       }
     }
     print(
-      "fault storm: seed \(seed), \(all.count) items, \(faults.current) faults injected, "
+      "fault storm: \(TestSeed.describe(seed)), \(all.count) items, \(faults.current) faults injected, "
         + "\(finished) finished, failures: 0")
     #expect(bag.count == 0)
   }

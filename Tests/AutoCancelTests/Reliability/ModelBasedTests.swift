@@ -8,8 +8,8 @@ import Testing
 /// ThreadSanitizer, 100,000 under AddressSanitizer), 30% in single-threaded runs and 70% in
 /// multi-threaded ones, spread over `shares` test cases that run one after the other (so that
 /// each one's time limit measures its own work), each on threads of its own (never on the
-/// cooperative pool). `AUTOCANCEL_SEED=<seed>` replays the one run
-/// whose failure printed that seed, in the first share alone (the others are not run).
+/// cooperative pool). `AUTOCANCEL_SEED=<seed>` replays the one run whose failure printed that
+/// seed (``TestSeed``), in the first share alone (the others are not run).
 @Suite(
   "A bag does what its reference model says, under random operations", .serialized,
   timeLimit(minutes: 1))
@@ -20,7 +20,7 @@ struct ModelBasedTests {
   static let shares = 8
 
   /// The shares to run: all of them, or the first alone when one seed is replayed.
-  static let shareArguments = ReliabilityConfig.replaySeed == nil ? Array(0..<shares) : [0]
+  static let shareArguments = TestSeed.replayed == nil ? Array(0..<shares) : [0]
 
   /// How many runs of how many operations make `total`: at least one run per share, so that
   /// no share is left with nothing to check (small totals, as under a sanitizer, make shorter
@@ -32,7 +32,7 @@ struct ModelBasedTests {
 
   /// The seeds of share `share` of `runs` runs (the replayed seed goes to share 0 alone).
   static func seeds(share: Int, runs: Int) -> [UInt64] {
-    let all = ReliabilityConfig.seeds(count: runs)
+    let all = TestSeed.fresh(count: runs)
     return stride(from: share, to: all.count, by: shares).map { all[$0] }
   }
 
@@ -46,7 +46,7 @@ struct ModelBasedTests {
     let seeds = Self.seeds(share: share, runs: runs)
     try #require(!seeds.isEmpty, "share \(share) has no run")
     print(
-      "single-threaded model runs, share \(share): base seed \(ReliabilityConfig.baseSeed), "
+      "single-threaded model runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
         + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
     // Seconds of CPU: on a thread of its own, not on the cooperative pool other tests share.
     let (operations, bags, cancellations) = try await onNewThread {
@@ -82,7 +82,7 @@ struct ModelBasedTests {
     let seeds = Self.seeds(share: share, runs: runs)
     try #require(!seeds.isEmpty, "share \(share) has no run")
     print(
-      "multi-threaded model runs, share \(share): base seed \(ReliabilityConfig.baseSeed), "
+      "multi-threaded model runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
         + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
     // The runs block their calling thread while theirs work: give them one, off the pool.
     let outcome = try await onNewThread { () -> Result<ConcurrentRun.Outcome, ReliabilityFailure> in

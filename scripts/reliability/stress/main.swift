@@ -4,12 +4,13 @@
 // Tests/AutoCancelTests/Reliability/{Support,Internal}/*.swift.
 
 import AutoCancel
+import AutoCancelTestSupport
 import Dispatch
 import Foundation
 
 let operations = ReliabilityConfig.totalOperations
-let seeds = ReliabilityConfig.seeds(count: 1_000)
-print("valgrind stress: base seed \(ReliabilityConfig.baseSeed), \(operations) operations")
+let seeds = TestSeed.fresh(count: 1_000)
+print("valgrind stress: base seed 0x\(String(TestSeed.base, radix: 16)), \(operations) operations")
 
 do {
   // 30% single-threaded model runs, compared with the model after every operation.

@@ -227,7 +227,7 @@ struct ConcurrentRun {
   private func failure(_ message: String) -> ReliabilityFailure {
     ReliabilityFailure(
       description:
-        "concurrent run, seed \(seed) (replay: AUTOCANCEL_SEED=\(seed)), \(threads) threads × "
+        "concurrent run, \(TestSeed.describe(seed)), \(threads) threads × "
         + "\(operationsPerThread) operations: \(message)")
   }
 }

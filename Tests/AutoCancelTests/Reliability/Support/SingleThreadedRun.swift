@@ -495,7 +495,7 @@ struct SingleThreadedRun {
   private func failure(_ message: String) -> ReliabilityFailure {
     ReliabilityFailure(
       description:
-        "single-threaded run, seed \(seed) (replay: AUTOCANCEL_SEED=\(seed)), "
+        "single-threaded run, \(TestSeed.describe(seed)), "
         + "operation \(step) of \(operations), \(operation): \(message)")
   }
 }
