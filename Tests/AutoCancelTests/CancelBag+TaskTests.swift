@@ -114,7 +114,7 @@ struct CancelBagTaskTests {
     bag.end(reason: .custom("closed"))
     // The operation runs on the global executor and may start at once, on another thread, so
     // try many times: an operation that starts before the task is cancelled must not exist.
-    let attempts = StressScale.underThreadSanitizer ? 500 : 2_000
+    let attempts = StressScale.underSanitizer ? 500 : 2_000
     var startedUncancelled = 0
     var wrongReasons: [CancellationReason?] = []
     for _ in 0..<attempts {

@@ -97,7 +97,7 @@ private func finish(_ item: (id: Int, registration: CancelRegistration), ledger:
 @Suite("A CancelBag under concurrent stress", .serialized, timeLimit(minutes: 1))
 struct CancelBagStressTests {
   static let threads = 4
-  static let stepsPerThread = StressScale.underThreadSanitizer ? 2_000 : 5_000
+  static let stepsPerThread = StressScale.underSanitizer ? 2_000 : 5_000
   static let bagCount = 3
   static let poolSize = 64
 

@@ -19,13 +19,19 @@ work="${AUTOCANCEL_VALGRIND_DIR:-${TMPDIR:-/tmp}/autocancel-valgrind}"
 mkdir -p "$work"
 
 swift build --target AutoCancel >/dev/null
+swift build --target AutoCancelTestSupport >/dev/null
 bin="$(swift build --show-bin-path)"
+# The test kit's declarations have `package` access: compile as a member of the same package.
+package_name="$(grep -m1 -A1 -- '"-package-name"' "$bin/description.json" | tail -1 | tr -d ' ",')"
 swiftc -swift-version 6 -g -Onone -enable-testing \
-  -module-name ReliabilityStress -I "$bin/Modules" \
+  -module-name ReliabilityStress -package-name "$package_name" -I "$bin/Modules" \
   scripts/reliability/stress/main.swift \
   Tests/AutoCancelTests/Reliability/Support/*.swift \
-  Tests/AutoCancelTests/Reliability/Internal/*.swift \
   "$bin"/AutoCancel.build/*.swift.o \
+  "$bin"/AutoCancelTestSupport.build/*.swift.o \
+  "$bin"/SeededRandom.build/*.swift.o \
+  "$bin"/LoopbackHTTPServer.build/*.swift.o \
+  -lTesting \
   -o "$work/reliability-stress"
 
 export AUTOCANCEL_VALGRIND=1

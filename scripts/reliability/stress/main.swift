@@ -1,7 +1,7 @@
 // The valgrind stress executable: the model-based runs of the test suite, plus owner churn,
 // with a synchronous `main` (the test runner's async main exits the main thread inside
 // libdispatch, which valgrind 3.19 cannot follow). Built and run by valgrind.sh together with
-// Tests/AutoCancelTests/Reliability/{Support,Internal}/*.swift.
+// Tests/AutoCancelTests/Reliability/Support/*.swift and the test-support kit.
 
 import AutoCancel
 import AutoCancelTestSupport

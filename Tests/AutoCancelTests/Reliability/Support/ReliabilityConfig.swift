@@ -17,9 +17,5 @@ enum ReliabilityConfig {
     ?? (Sanitizers.thread ? 50_000 : Sanitizers.address ? 100_000 : 1_000_000)
 
   /// What the runs are checked under, for the report.
-  static var instrumentation: String {
-    Sanitizers.thread
-      ? "ThreadSanitizer"
-      : Sanitizers.address ? "AddressSanitizer" : Sanitizers.valgrind ? "valgrind" : "none"
-  }
+  static var instrumentation: String { Sanitizers.description }
 }
