@@ -21,7 +21,7 @@ struct CancelBagKeyRaceTests {
       let previous = registrations[round - 1]
       let finishFirst = random.next() % 2 == 0
       // The old search completes on another thread while the new one replaces it.
-      let replacement = Locked<CancelRegistration?>(nil)
+      let replacement = Protected<CancelRegistration?>(nil)
       DispatchQueue.concurrentPerform(iterations: 2) { lane in
         if (lane == 0) == finishFirst {
           previous.finish()

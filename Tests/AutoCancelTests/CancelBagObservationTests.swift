@@ -1,10 +1,11 @@
+import AutoCancelTestSupport
 @testable import AutoCancel
 import Testing
 
 @Suite("Observing a bag")
 struct CancelBagObservationTests {
   final class Events: Sendable {
-    private let state = Locked<[CancelBagEvent]>([])
+    private let state = Protected<[CancelBagEvent]>([])
     func append(_ event: CancelBagEvent) { state.withLock { $0.append(event) } }
     var all: [CancelBagEvent] { state.withLock { $0 } }
     var kinds: [CancelBagEvent.Kind] { all.map(\.kind) }
@@ -66,7 +67,7 @@ struct CancelBagObservationTests {
   @Test("lets a handler use the bag without deadlock")
   func reentrantHandler() {
     let bag = CancelBag()
-    let counts = Locked<[Int]>([])
+    let counts = Protected<[Int]>([])
     bag.observe { _ in
       let count = bag.count
       counts.withLock { $0.append(count) }

@@ -298,7 +298,7 @@ struct CancelBagMemoryTests {
     let bag = CancelBag()
     let cycles = StressScale.millionCycles
     let work = Probe()
-    let largest = Locked(0)
+    let largest = Protected(0)
     // A thread of its own, not the cooperative pool: seconds of synchronous work there would
     // hold up every async test running alongside.
     await onThreads(1) { _ in

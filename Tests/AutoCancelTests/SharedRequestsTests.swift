@@ -7,7 +7,7 @@ import Testing
 struct SharedRequestsTests {
   /// A request that the test completes, fails, or sees cancelled.
   final class Request: Sendable {
-    private let state = Locked<State>(State())
+    private let state = Protected<State>(State())
     struct State: Sendable {
       var starts = 0
       var outcome: Result<Int, any Error>?

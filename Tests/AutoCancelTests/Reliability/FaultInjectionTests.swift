@@ -89,7 +89,7 @@ struct FaultInjectionTests {
   @Test("while the owner's deinit blocks in a cancel, the bag's registrations stay usable")
   func registrationsStayUsableWhileTheOwnersDeinitBlocks() async throws {
     let (entered, release) = (Gate(), Gate())
-    let owner = Shared<ModelOwner?>(ModelOwner())
+    let owner = Protected<ModelOwner?>(ModelOwner())
     weak var weakOwner: ModelOwner?
     weakOwner = owner.current
     let records = (0..<3).map { ItemRecord(id: $0) }
@@ -152,7 +152,7 @@ struct FaultInjectionTests {
   @Test("a cancel may add to its bag during cancelAll, and the new work stays in flight")
   func cancelAddsDuringCancelAll() {
     let bag = CancelBag()
-    let added = Shared<CancelRegistration?>(nil)
+    let added = Protected<CancelRegistration?>(nil)
     let record = ItemRecord(id: 0)
     bag.add { _ in
       added.withLock { $0 = bag.add(RecordedWork(record)) }
@@ -169,7 +169,7 @@ struct FaultInjectionTests {
   func cancelAddsDuringEnd() {
     let bag = CancelBag()
     let record = ItemRecord(id: 0)
-    let seenInside = Shared<[CancellationReason?]>([])
+    let seenInside = Protected<[CancellationReason?]>([])
     bag.add { _ in
       let registration = bag.add(RecordedWork(record))
       seenInside.withLock { $0 = record.reasons + [registration.isActive ? .explicit : nil] }
@@ -184,7 +184,7 @@ struct FaultInjectionTests {
     let bag = CancelBag()
     let first = ItemRecord(id: 0)
     let second = ItemRecord(id: 1)
-    let readings = Shared<[Int]>([])
+    let readings = Protected<[Int]>([])
     bag.add { reason in
       first.cancelled(reason)
       readings.withLock { $0 += [bag.count, bag.snapshot().count] }
@@ -206,7 +206,7 @@ struct FaultInjectionTests {
   func cancelCancelsOtherRegistrations() {
     let bag = CancelBag()
     let records = (0..<4).map { ItemRecord(id: $0) }
-    let registrations = Shared<[CancelRegistration]>([])
+    let registrations = Protected<[CancelRegistration]>([])
     let firstRegistration = bag.add { reason in
       records[0].cancelled(reason)
       let all = registrations.current
@@ -236,7 +236,7 @@ struct FaultInjectionTests {
   func replacedCancelAddsUnderTheSameKey() {
     let bag = CancelBag()
     let records = (0..<3).map { ItemRecord(id: $0) }
-    let third = Shared<CancelRegistration?>(nil)
+    let third = Protected<CancelRegistration?>(nil)
     bag.add(key: "k") { reason in
       records[0].cancelled(reason)
       third.withLock { $0 = bag.add(RecordedWork(records[2]), key: "k") }
@@ -253,7 +253,7 @@ struct FaultInjectionTests {
 
   @Test("an owner's deinit may run inside another bag's cancel")
   func ownerDeinitRunsInsideAnotherBagsCancel() {
-    let holder = Shared<ModelOwner?>(ModelOwner())
+    let holder = Protected<ModelOwner?>(ModelOwner())
     weak var weakOwner: ModelOwner?
     weakOwner = holder.current
     let records = (0..<2).map { ItemRecord(id: $0) }
@@ -276,7 +276,7 @@ struct FaultInjectionTests {
 
   @Test("an owner's deinit may run inside the cancel of one of its own items")
   func ownerDeinitRunsInsideItsOwnItemsCancel() {
-    let holder = Shared<ModelOwner?>(ModelOwner())
+    let holder = Protected<ModelOwner?>(ModelOwner())
     weak var weakOwner: ModelOwner?
     weakOwner = holder.current
     let records = (0..<3).map { ItemRecord(id: $0) }
@@ -302,7 +302,7 @@ struct FaultInjectionTests {
   @Test("a chain of owners, each dropped by the previous one's cancel, all go, each item once")
   func chainOfOwnersGoesAway() {
     let depth = 64
-    let owners = (0..<depth).map { _ in Shared<ModelOwner?>(ModelOwner()) }
+    let owners = (0..<depth).map { _ in Protected<ModelOwner?>(ModelOwner()) }
     let weakOwners = owners.map { holder in WeakBox(holder.current) }
     let records = (0..<depth).map { ItemRecord(id: $0) }
     for index in 0..<depth {
@@ -359,7 +359,7 @@ struct FaultInjectionTests {
   func cancelRunsSynchronouslyOnTheMainThread() async {
     let bag = CancelBag()
     let record = ItemRecord(id: 0)
-    let seenOnMain = Shared<[Int]>([])
+    let seenOnMain = Protected<[Int]>([])
     bag.add { _ in
       // If the bag's lock were held during cancel, the main thread would block on it here.
       DispatchQueue.main.sync {
@@ -378,7 +378,7 @@ struct FaultInjectionTests {
     // On Linux the main actor runs on the main queue, which is not always the process's
     // main thread: compare with the thread this test runs on.
     let here = ObjectIdentifier(Thread.current)
-    let threads = Shared<[ObjectIdentifier]>([])
+    let threads = Protected<[ObjectIdentifier]>([])
     var owner: ModelOwner? = ModelOwner()
     for _ in 0..<3 {
       owner!.cancelBag.add { _ in threads.withLock { $0.append(ObjectIdentifier(Thread.current)) } }

@@ -29,12 +29,12 @@ struct FaultStormTests {
     let bag = CancelBag(label: "storm")
     let events = EventLog()
     bag.observe { events.record($0) }
-    let items = Shared<[StormItem]>([])
+    let items = Protected<[StormItem]>([])
     // What faults and threads pick from: the latest items (a window, not the whole history).
-    let recent = Shared<[StormItem]>([])
-    let faults = Shared<Int>(0)
+    let recent = Protected<[StormItem]>([])
+    let faults = Protected<Int>(0)
     // Re-entrant adds could go on for ever: each fault that adds spends one of a budget.
-    let budget = Shared<Int>(Self.threads * Self.itemsPerThread / 2)
+    let budget = Protected<Int>(Self.threads * Self.itemsPerThread / 2)
 
     @Sendable func add(_ random: inout SeededGenerator, id: Int) {
       let record = ItemRecord(id: id)

@@ -27,7 +27,7 @@ final class ManualClock: Clock, @unchecked Sendable {
     var nextID = 0
   }
 
-  private let state = Locked(State())
+  private let state = Protected(State())
 
   var now: Instant { state.withLock { $0.now } }
   var minimumResolution: Duration { .nanoseconds(1) }

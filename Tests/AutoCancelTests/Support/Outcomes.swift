@@ -5,7 +5,7 @@ import Testing
 
 /// Work that records how it ended, and lets a test await it.
 final class RecordingWork: ReasonAwareCancellable, Sendable {
-  private let reasonsSeen = Locked<[CancellationReason]>([])
+  private let reasonsSeen = Protected<[CancellationReason]>([])
 
   func cancel() { cancel(reason: .explicit) }
 

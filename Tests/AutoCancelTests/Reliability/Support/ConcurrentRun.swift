@@ -61,11 +61,11 @@ struct ConcurrentRun {
     let keySpace = random.within(1...8)
 
     let events = EventLog()
-    let holder = Shared<CancelBag?>(CancelBag(label: "concurrent"))
+    let holder = Protected<CancelBag?>(CancelBag(label: "concurrent"))
     weak var weakBag: CancelBag?
     weakBag = holder.current
     holder.current!.observe { events.record($0) }
-    let logs = Shared<[ThreadLog]>(Array(repeating: ThreadLog(), count: threads))
+    let logs = Protected<[ThreadLog]>(Array(repeating: ThreadLog(), count: threads))
 
     let seed = seed
     let operationsPerThread = operationsPerThread
@@ -235,7 +235,7 @@ struct ConcurrentRun {
 /// The events of a bag, by item, from any thread.
 final class EventLog: @unchecked Sendable {
   // Safety: `entries` is only touched under `lock`.
-  private let lock = Shared<[UInt64: [CancelBagEvent.Kind]]>([:])
+  private let lock = Protected<[UInt64: [CancelBagEvent.Kind]]>([:])
 
   func record(_ event: CancelBagEvent) {
     lock.withLock { $0[event.item.id, default: []].append(event.kind) }

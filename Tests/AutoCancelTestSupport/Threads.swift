@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// Runs `body(index)` on `count` new threads that all start together, and returns when every
+/// one has returned.
+///
+/// Real threads, not tasks: the bag's API is synchronous, racing threads must start at the same
+/// moment, and some tests block a thread on purpose, which must never happen on the
+/// cooperative pool. Suites that use it carry a time limit, which bounds the wait.
+///
+/// ```swift
+/// await onThreads(4) { index in
+///   for _ in 0..<1_000 { bag.add(work).finish() }
+/// }
+/// ```
+package func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+  await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    startThreads(count, body) { continuation.resume() }
+  }
+}
+
+/// Runs `body(index)` on `count` new threads that all start together, blocking the calling
+/// thread (never a thread of the cooperative pool) until every one has returned, or
+/// ``waitBound`` seconds have passed (then an issue is recorded).
+package func onThreadsBlocking(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+  let finished = Gate()
+  startThreads(count, body) { finished.open() }
+  finished.wait()
+}
+
+/// Runs `body` on a new thread and returns its result: seconds of CPU that would otherwise
+/// hold up a thread of the cooperative pool, which every async test shares.
+package func onNewThread<Result: Sendable>(
+  _ body: @escaping @Sendable () -> Result
+) async -> Result {
+  await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
+    let thread = Thread { continuation.resume(returning: body()) }
+    thread.start()
+  }
+}
+
+/// Starts `count` threads that run `body(index)` together; calls `allReturned` once every one
+/// has returned.
+private func startThreads(
+  _ count: Int, _ body: @escaping @Sendable (Int) -> Void,
+  allReturned: @escaping @Sendable () -> Void
+) {
+  let start = Gate()
+  let remaining = Protected(count)
+  for index in 0..<count {
+    let thread = Thread {
+      start.wait()
+      body(index)
+      let isLast = remaining.withLock { remaining in
+        remaining -= 1
+        return remaining == 0
+      }
+      // Called after the lock is released: it resumes a continuation or opens a gate.
+      if isLast { allReturned() }
+    }
+    thread.start()
+  }
+  start.open()
+}
