@@ -34,12 +34,13 @@ let package = Package(
       name: "autocancel-bench",
       dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
     ),
-    // What the tests share (bounded waits, gates, signals); only test targets depend on it,
-    // so it never reaches an app's build. It depends on nothing under test: only on the
-    // loopback server, the tests' referee, and the seeded generator.
+    // What the tests share (bounded waits, gates, signals, threads, seeds, recording work);
+    // only test targets depend on it, so it never reaches an app's build. Its locks and waits
+    // are its own (the tests' referee, like the loopback server); it uses the core only for
+    // the protocols its recording work conforms to.
     .target(
       name: "AutoCancelTestSupport",
-      dependencies: ["LoopbackHTTPServer", "SeededRandom"],
+      dependencies: ["AutoCancel", "LoopbackHTTPServer", "SeededRandom"],
       path: "Tests/AutoCancelTestSupport"
     ),
     .testTarget(

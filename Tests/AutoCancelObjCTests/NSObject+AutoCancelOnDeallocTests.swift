@@ -15,12 +15,12 @@ struct NSObjectAutoCancelOnDeallocTests {
   @Test("leaves autoCancel of an NSObject that is an AutoCancelOwner going to its stored bag")
   func autoCancelKeepsGoingToTheStoredBag() {
     var screen: Screen? = Screen()
-    let stored = Probe()
+    let stored = RecordingWork()
     screen!.autoCancel(stored)
     #expect(screen!.cancelBag.count == 1)
     #if canImport(ObjectiveC)
       #expect(runtimeBinder.store.holder(of: screen!) == nil)
-      let hidden = Probe()
+      let hidden = RecordingWork()
       screen!.autoCancelRequestOnDealloc(hidden)
       #expect(screen!.cancelBag.count == 1)
       #expect(runtimeBinder.store.holder(of: screen!)?.cancelBag.count == 1)
@@ -46,7 +46,7 @@ struct NSObjectAutoCancelOnDeallocTests {
     @Test("cancels work bound to any NSObject when the object is deallocated")
     func deallocCancelsBoundWork() {
       var object: NSObject? = NSObject()
-      let probe = Probe()
+      let probe = RecordingWork()
       let item = DispatchWorkItem {}
       object!.autoCancelRequestOnDealloc(probe)
       object!.autoCancelRequestOnDealloc(item)
@@ -67,7 +67,7 @@ struct NSObjectAutoCancelOnDeallocTests {
         let holders = Protected<Set<ObjectIdentifier>>([])
         await onThreads(8) { _ in
           let object = shared.object
-          object.autoCancelRequestOnDealloc(Probe())
+          object.autoCancelRequestOnDealloc(RecordingWork())
           if let holder = runtimeBinder.store.holder(of: object) {
             holders.withLock { _ = $0.insert(ObjectIdentifier(holder)) }
           }

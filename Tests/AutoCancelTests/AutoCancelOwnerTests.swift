@@ -40,7 +40,7 @@ private final class FeedScreen: AutoCancelOwner {
 struct AutoCancelOwnerTests {
   @Test("binds class work to its lifetime with autoCancel")
   func autoCancelBindsClassWork() {
-    let probe = Probe()
+    let probe = RecordingWork()
     var owner: Downloader? = Downloader()
     let registration = owner!.autoCancel(probe, key: "file", label: "download")
     #expect(registration.isActive)

@@ -7,7 +7,7 @@ struct AutoCancellableTests {
   @Test("needs only cancel(), which the bag calls whatever the reason")
   func plainWorkNeedsOnlyCancel() {
     let bag = CancelBag()
-    let inBag = PlainWork()
+    let inBag = RecordingPlainWork()
     bag.add(inBag)
     bag.end(reason: .custom("closed"))
     #expect(inBag.cancelCount == 1)
@@ -16,7 +16,7 @@ struct AutoCancellableTests {
   @Test("hears the reason when it is reason-aware, and defaults cancel() to explicit")
   func reasonAwareWorkHearsTheReason() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     bag.add(probe)
     bag.end(reason: .custom("closed"))
     #expect(probe.reasons == [.custom("closed")])
@@ -44,8 +44,8 @@ struct AutoCancellableTests {
   @Test("is adopted by value types, which the bag boxes once and cancels once")
   func valueTypesConform() {
     let bag = CancelBag()
-    let probe = Probe()
-    let registration = bag.add(ValueWork(probe: probe))
+    let probe = RecordingWork()
+    let registration = bag.add(RecordingValueWork(probe))
     #expect(registration.isActive)
     bag.cancelAll(reason: .replaced)
     bag.cancelAll()

@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 @testable import AutoCancel
 import Testing
 
@@ -184,7 +185,7 @@ struct DrainedParentTests {
   func givesTableBack() {
     let parent = CancelBag()
     let child = CancelBag(parent: parent)
-    let registrations = (0..<1_000).map { _ in parent.add(Probe()) }
+    let registrations = (0..<1_000).map { _ in parent.add(RecordingWork()) }
     #expect(parent.slotCount >= 1_000)
     for registration in registrations { registration.finish() }
     #expect(parent.slotCount == 0)

@@ -8,10 +8,10 @@ struct CancelBagItemTests {
   @Test("lists the work in flight oldest first, with increasing ids, even after slot reuse")
   func oldestFirst() {
     let bag = CancelBag()
-    let first = bag.add(Probe(), label: "first")
-    bag.add(Probe(), label: "second")
+    let first = bag.add(RecordingWork(), label: "first")
+    bag.add(RecordingWork(), label: "second")
     first.finish()
-    bag.add(Probe(), label: "third")  // lands in the first one's slot
+    bag.add(RecordingWork(), label: "third")  // lands in the first one's slot
     let items = bag.snapshot()
     #expect(items.map(\.label) == ["second", "third"])
     #expect(items[0].id < items[1].id)
@@ -21,19 +21,19 @@ struct CancelBagItemTests {
   func workTypeNames() async {
     let bag = CancelBag()
     let gate = Signal()
-    bag.add(Probe())
+    bag.add(RecordingWork())
     let boxed = Task<Int, Never> { 1 }
     bag.add(boxed)
     bag.add { _ in }
     bag.add(DispatchWorkItem {})
-    bag.add(ValueWork(probe: Probe()))
+    bag.add(RecordingValueWork(RecordingWork()))
     let launched = bag.task { () async -> Int in
       await gate.wait()
       return 1
     }
     #expect(
       bag.snapshot().map(\.workType) == [
-        "Probe", "Task<Int, Never>", "closure", "DispatchWorkItem", "ValueWork",
+        "RecordingWork", "Task<Int, Never>", "closure", "DispatchWorkItem", "RecordingValueWork",
         "Task<Int, Never>",
       ])
     gate.fire()
@@ -43,10 +43,10 @@ struct CancelBagItemTests {
   @Test("shows labels and keys, and ages only for work added with a label or a key")
   func labelsKeysAndAges() {
     let bag = CancelBag()
-    bag.add(Probe())
-    bag.add(Probe(), label: "labelled")
-    bag.add(Probe(), key: "search")
-    bag.add(Probe(), key: 7, label: "both")
+    bag.add(RecordingWork())
+    bag.add(RecordingWork(), label: "labelled")
+    bag.add(RecordingWork(), key: "search")
+    bag.add(RecordingWork(), key: 7, label: "both")
     let items = bag.snapshot()
     #expect(items.map(\.label) == [nil, "labelled", nil, "both"])
     #expect(items[0].key == nil)
@@ -60,12 +60,12 @@ struct CancelBagItemTests {
   @Test("describes an item as #id label (type) key, age")
   func itemDescription() throws {
     let bag = CancelBag()
-    bag.add(Probe())
-    bag.add(Probe(), key: "search", label: "feed")
+    bag.add(RecordingWork())
+    bag.add(RecordingWork(), key: "search", label: "feed")
     let items = bag.snapshot()
-    #expect(items[0].description == "#\(items[0].id) (Probe)")
+    #expect(items[0].description == "#\(items[0].id) (RecordingWork)")
     let keyed = items[1].description
-    #expect(keyed.hasPrefix("#\(items[1].id) feed (Probe) key search, "))
+    #expect(keyed.hasPrefix("#\(items[1].id) feed (RecordingWork) key search, "))
     #expect(keyed.hasSuffix(" s"))
   }
 
@@ -73,13 +73,13 @@ struct CancelBagItemTests {
   func debugDescription() {
     let bag = CancelBag(label: "Feed")
     #expect(bag.label == "Feed")
-    bag.add(Probe(), label: "avatar")
-    bag.add(Probe())
+    bag.add(RecordingWork(), label: "avatar")
+    bag.add(RecordingWork())
     let lines = bag.debugDescription.split(separator: "\n").map(String.init)
     #expect(lines.first == "CancelBag(Feed): 2 in flight")
     #expect(lines.count == 3)
-    #expect(lines[1].contains("avatar (Probe)"))
-    #expect(lines[2].hasSuffix("(Probe)"))
+    #expect(lines[1].contains("avatar (RecordingWork)"))
+    #expect(lines[2].hasSuffix("(RecordingWork)"))
 
     bag.end(reason: .custom("closed"))
     #expect(bag.debugDescription == "CancelBag(Feed) ended (closed): 0 in flight")

@@ -15,8 +15,8 @@ struct CancelBagTests {
   @Test("counts the work in flight, and forgets finished work")
   func countsWorkInFlight() {
     let bag = CancelBag()
-    let first = bag.add(Probe())
-    let second = bag.add(Probe())
+    let first = bag.add(RecordingWork())
+    let second = bag.add(RecordingWork())
     #expect(bag.count == 2)
     first.finish()
     #expect(bag.count == 1)
@@ -26,8 +26,8 @@ struct CancelBagTests {
 
   @Test("cancels its work in flight with reason ownerGone when it is deinitialized")
   func deinitCancelsWorkInFlight() {
-    let inFlight = Probe()
-    let finished = Probe()
+    let inFlight = RecordingWork()
+    let finished = RecordingWork()
     do {
       let bag = CancelBag()
       bag.add(inFlight)
@@ -40,7 +40,7 @@ struct CancelBagTests {
   @Test("ends every item exactly once: finished items are never cancelled, the rest once")
   func endsEveryItemExactlyOnce() {
     let bag = CancelBag()
-    let probes = (0..<10).map { Probe("\($0)") }
+    let probes = (0..<10).map { RecordingWork("\($0)") }
     let registrations = probes.map { bag.add($0) }
     for index in stride(from: 0, to: 10, by: 2) { registrations[index].finish() }
     bag.cancelAll()
@@ -55,7 +55,7 @@ struct CancelBagTests {
 
   @Test("never retains its owner: the owner deinitializes and its work is cancelled (ownerGone)")
   func neverRetainsItsOwner() async {
-    let probe = Probe()
+    let probe = RecordingWork()
     let started = Signal()
     var screen: Screen? = Screen()
     weak var weakScreen: Screen?
@@ -75,7 +75,7 @@ struct CancelBagTests {
 
   @Test("is deinitialized while a copy of a registration and a task it launched still exist")
   func registrationsAndTasksDoNotKeepTheBagAlive() async {
-    let probe = Probe()
+    let probe = RecordingWork()
     let started = Signal()
     var bag: CancelBag? = CancelBag()
     weak var weakBag: CancelBag?
@@ -98,20 +98,20 @@ struct CancelBagTests {
   @Test("keeps the work it holds alive until it ends, and releases it then without cancelling")
   func neverDropsALiveRegistration() {
     let bag = CancelBag()
-    weak var weakProbe: Probe?
+    weak var weakProbe: RecordingWork?
     let registration: CancelRegistration
     do {
-      let probe = Probe()
+      let probe = RecordingWork()
       weakProbe = probe
       registration = bag.add(probe)
     }
     // Churn around it: other work comes and goes, reusing slots.
-    for _ in 0..<1000 { bag.add(Probe()).finish() }
-    bag.add(Probe()).cancel()
+    for _ in 0..<1000 { bag.add(RecordingWork()).finish() }
+    bag.add(RecordingWork()).cancel()
     #expect(weakProbe != nil)
     #expect(registration.isActive)
     #expect(bag.count == 1)
-    #expect(bag.snapshot().map(\.workType) == ["Probe"])
+    #expect(bag.snapshot().map(\.workType) == ["RecordingWork"])
     let cancelCount = weakProbe?.cancelCount
     registration.finish()
     #expect(weakProbe == nil)
@@ -126,13 +126,13 @@ struct CancelBagTests {
     let reason = CancellationReason.custom("closed")
     bag.end(reason: reason)
 
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = bag.add(probe)
     #expect(probe.reasons == [reason])
     #expect(!registration.isActive)
 
-    let value = Probe()
-    #expect(!bag.add(ValueWork(probe: value)).isActive)
+    let value = RecordingWork()
+    #expect(!bag.add(RecordingValueWork(value)).isActive)
     #expect(value.reasons == [reason])
 
     let closureReasons = Protected<[CancellationReason]>([])
@@ -144,7 +144,7 @@ struct CancelBagTests {
     #expect(!bag.add(item).isActive)
     #expect(item.isCancelled)
 
-    let keyed = Probe()
+    let keyed = RecordingWork()
     #expect(!bag.add(keyed, key: "k", label: "keyed").isActive)
     #expect(keyed.reasons == [reason])
     #expect(bag.count == 0)
@@ -165,13 +165,13 @@ struct CancelBagTests {
   @Test("keeps the first reason when it is ended twice, and cancels nothing the second time")
   func endIsIdempotent() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     bag.add(probe)
     bag.end(reason: .custom("first"))
     bag.end(reason: .custom("second"))
     #expect(bag.endReason == .custom("first"))
     #expect(probe.reasons == [.custom("first")])
-    let late = Probe()
+    let late = RecordingWork()
     bag.add(late)
     #expect(late.reasons == [.custom("first")])
   }
@@ -179,11 +179,11 @@ struct CancelBagTests {
   @Test("stays usable after cancelAll: later work is kept until it ends")
   func cancelAllKeepsTheBagUsable() {
     let bag = CancelBag()
-    let before = Probe()
+    let before = RecordingWork()
     bag.add(before)
     bag.cancelAll(reason: .custom("tab switched"))
     #expect(before.reasons == [.custom("tab switched")])
-    let after = Probe()
+    let after = RecordingWork()
     let registration = bag.add(after)
     #expect(registration.isActive)
     #expect(bag.count == 1)
@@ -195,7 +195,7 @@ struct CancelBagTests {
   @Test("keeps cancelAll idempotent: a second call cancels nothing twice")
   func cancelAllTwice() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     bag.add(probe)
     bag.cancelAll()
     bag.cancelAll()
@@ -236,7 +236,7 @@ struct CancelBagTests {
   @Test("does nothing when a registration is finished twice")
   func finishingTwice() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = bag.add(probe)
     registration.finish()
     registration.finish()
@@ -248,7 +248,7 @@ struct CancelBagTests {
   @Test("cancels once when a registration is cancelled twice")
   func cancellingTwice() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = bag.add(probe)
     registration.cancel()
     registration.cancel(reason: .timedOut)
@@ -260,7 +260,7 @@ struct CancelBagTests {
   @Test("makes two registrations when the same work is added twice, and cancels it twice")
   func addingTheSameWorkTwice() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let first = bag.add(probe)
     let second = bag.add(probe)
     #expect(first != second)
@@ -268,7 +268,7 @@ struct CancelBagTests {
     bag.cancelAll()
     #expect(probe.reasons == [.explicit, .explicit])
 
-    let finishedOnce = Probe()
+    let finishedOnce = RecordingWork()
     let kept = bag.add(finishedOnce)
     bag.add(finishedOnce).finish()
     #expect(kept.isActive)
@@ -279,7 +279,7 @@ struct CancelBagTests {
   @Test("does nothing when a registration is finished or cancelled after its bag ended")
   func endingARegistrationAfterTheBagEnded() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = bag.add(probe)
     bag.end(reason: .custom("closed"))
     registration.finish()
@@ -297,7 +297,7 @@ struct CancelBagMemoryTests {
   func finishedWorkLeavesNoTrace() async {
     let bag = CancelBag()
     let cycles = StressScale.millionCycles
-    let work = Probe()
+    let work = RecordingWork()
     let largest = Protected(0)
     // A thread of its own, not the cooperative pool: seconds of synchronous work there would
     // hold up every async test running alongside.
@@ -332,8 +332,8 @@ struct CancelBagKeyTests {
   @Test("cancels the work under a key with reason replaced when newer work takes the key")
   func newerWorkReplacesOlder() {
     let bag = CancelBag()
-    let older = Probe()
-    let newer = Probe()
+    let older = RecordingWork()
+    let newer = RecordingWork()
     let olderRegistration = bag.add(older, key: "search")
     let newerRegistration = bag.add(newer, key: "search")
     #expect(older.reasons == [.replaced])
@@ -346,15 +346,15 @@ struct CancelBagKeyTests {
   @Test("keeps the successor when the replaced work's stale registration is finished or cancelled")
   func staleRegistrationDoesNotEvictTheSuccessor() {
     let bag = CancelBag()
-    let older = bag.add(Probe(), key: 1)
-    let newer = Probe()
+    let older = bag.add(RecordingWork(), key: 1)
+    let newer = RecordingWork()
     let newerRegistration = bag.add(newer, key: 1)
     older.finish()
     older.cancel()
     #expect(newerRegistration.isActive)
     #expect(newer.cancelCount == 0)
     // The key still names the successor: a third item replaces it.
-    let third = bag.add(Probe(), key: 1)
+    let third = bag.add(RecordingWork(), key: 1)
     #expect(newer.reasons == [.replaced])
     #expect(third.isActive)
   }
@@ -362,7 +362,7 @@ struct CancelBagKeyTests {
   @Test("lets work under different keys, and work without a key, coexist")
   func differentKeysCoexist() {
     let bag = CancelBag()
-    let probes = [Probe(), Probe(), Probe(), Probe()]
+    let probes = [RecordingWork(), RecordingWork(), RecordingWork(), RecordingWork()]
     bag.add(probes[0], key: "a")
     bag.add(probes[1], key: "b")
     bag.add(probes[2], key: 7)
@@ -374,9 +374,9 @@ struct CancelBagKeyTests {
   @Test("frees a key when its work finishes: newer work under it replaces nothing")
   func finishedWorkFreesItsKey() {
     let bag = CancelBag()
-    let first = Probe()
+    let first = RecordingWork()
     bag.add(first, key: "k").finish()
-    let second = Probe()
+    let second = RecordingWork()
     bag.add(second, key: "k")
     #expect(first.cancelCount == 0)
     #expect(second.cancelCount == 0)
@@ -397,14 +397,14 @@ struct CancelBagReentrancyTests {
     arguments: Trigger.allCases)
   func reentrantCancelIsSafe(trigger: Trigger) {
     let bag = CancelBag()
-    let finishedByCallback = Probe("finished by callback")
-    let cancelledByCallback = Probe("cancelled by callback")
-    let lateProbes = Protected<[Probe]>([])
+    let finishedByCallback = RecordingWork("finished by callback")
+    let cancelledByCallback = RecordingWork("cancelled by callback")
+    let lateProbes = Protected<[RecordingWork]>([])
     let others = Protected<[CancelRegistration]>([])
     let calls = Protected(0)
-    let reentrant = Probe("reentrant") { _, _ in
+    let reentrant = RecordingWork("reentrant") { _, _ in
       // Everything a callback might do with its bag, from inside `cancel`.
-      let late = Probe("late")
+      let late = RecordingWork("late")
       lateProbes.withLock { $0.append(late) }
       bag.add(late, key: "reentrant")
       _ = bag.count
@@ -428,7 +428,7 @@ struct CancelBagReentrancyTests {
     case .cancelAll: bag.cancelAll()
     case .end: bag.end()
     case .registrationCancel: reentrantRegistration.cancel()
-    case .keyReplacement: bag.add(Probe("replacement"), key: "reentrant")
+    case .keyReplacement: bag.add(RecordingWork("replacement"), key: "reentrant")
     }
 
     #expect(calls.current == 1)
@@ -451,11 +451,11 @@ struct CancelBagReentrancyTests {
 
   @Test("neither deadlocks nor crashes when the bag's deinit cancels work that calls back")
   func reentrantCancelDuringDeinit() {
-    let finishedByCallback = Probe("finished by callback")
-    let cancelledByCallback = Probe("cancelled by callback")
+    let finishedByCallback = RecordingWork("finished by callback")
+    let cancelledByCallback = RecordingWork("cancelled by callback")
     let others = Protected<[CancelRegistration]>([])
     let observed = Protected<[Bool]>([])
-    let reentrant = Probe("reentrant") { _, _ in
+    let reentrant = RecordingWork("reentrant") { _, _ in
       // The bag's front is going away; what work holds is its registrations.
       let registrations = others.current
       observed.withLock { $0 = registrations.map(\.isActive) }
@@ -479,8 +479,8 @@ struct CancelBagReentrancyTests {
   @Test("keeps work added by a callback during cancelAll, and cancels it on the next end")
   func workAddedDuringCancelAllIsKept() {
     let bag = CancelBag()
-    let late = Probe("late")
-    bag.add(Probe { _, _ in bag.add(late) })
+    let late = RecordingWork("late")
+    bag.add(RecordingWork { _, _ in bag.add(late) })
     bag.cancelAll()
     #expect(late.cancelCount == 0)
     #expect(bag.count == 1)
@@ -491,10 +491,10 @@ struct CancelBagReentrancyTests {
   @Test("cancels work added by a callback during end before add returns")
   func workAddedDuringEndIsCancelled() {
     let bag = CancelBag()
-    let late = Probe("late")
+    let late = RecordingWork("late")
     let activeAfterAdd = Protected<Bool?>(nil)
     bag.add(
-      Probe { _, _ in
+      RecordingWork { _, _ in
         let registration = bag.add(late)
         activeAfterAdd.withLock { $0 = registration.isActive }
       })

@@ -1,3 +1,4 @@
+import AutoCancelTestSupport
 import AutoCancel
 import Testing
 
@@ -6,7 +7,7 @@ struct CancelRegistrationTests {
   @Test("is active until its work is finished, and finishing never cancels")
   func finishForgetsWithoutCancelling() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = bag.add(probe)
     #expect(registration.isActive)
     registration.finish()
@@ -19,22 +20,22 @@ struct CancelRegistrationTests {
   @Test("cancels its work alone, with the reason given, leaving the rest in flight")
   func cancelEndsOnlyItsOwnWork() {
     let bag = CancelBag()
-    let target = Probe()
-    let bystander = Probe()
+    let target = RecordingWork()
+    let bystander = RecordingWork()
     let registration = bag.add(target)
     bag.add(bystander)
     registration.cancel(reason: .timedOut)
     #expect(target.reasons == [.timedOut])
     #expect(bystander.cancelCount == 0)
     #expect(bag.count == 1)
-    bag.add(Probe()).cancel()
+    bag.add(RecordingWork()).cancel()
     #expect(bag.count == 1)
   }
 
   @Test("cancels with reason explicit when cancel() is called without a reason")
   func cancelWithoutReasonIsExplicit() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     bag.add(probe).cancel()
     #expect(probe.reasons == [.explicit])
   }
@@ -42,7 +43,7 @@ struct CancelRegistrationTests {
   @Test("does nothing when finished after it was cancelled")
   func finishAfterCancel() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = bag.add(probe)
     registration.cancel()
     registration.finish()
@@ -53,7 +54,7 @@ struct CancelRegistrationTests {
   @Test("does nothing when cancelled after it was finished")
   func cancelAfterFinish() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = bag.add(probe)
     registration.finish()
     registration.cancel()
@@ -64,7 +65,7 @@ struct CancelRegistrationTests {
   @Test("cancels its work once when cancelled twice, also from two copies")
   func cancelTwiceCancelsOnce() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = bag.add(probe)
     let copy = registration
     registration.cancel()
@@ -76,10 +77,10 @@ struct CancelRegistrationTests {
   @Test("never touches newer work that reused its slot when finished or cancelled again")
   func staleRegistrationNeverTouchesNewerWork() {
     let bag = CancelBag()
-    let first = Probe("A")
+    let first = RecordingWork("A")
     let stale = bag.add(first)
     stale.finish()
-    let second = Probe("B")
+    let second = RecordingWork("B")
     let fresh = bag.add(second)  // lands in the slot A left
     stale.finish()
     stale.cancel()
@@ -93,7 +94,7 @@ struct CancelRegistrationTests {
 
   @Test("is inert after its bag went away: isActive is false, finish and cancel do nothing")
   func inertAfterTheBagWentAway() {
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration: CancelRegistration
     do {
       let bag = CancelBag()
@@ -109,9 +110,9 @@ struct CancelRegistrationTests {
   func equality() {
     let bag = CancelBag()
     let other = CancelBag()
-    let first = bag.add(Probe())
-    let second = bag.add(Probe())
-    let elsewhere = other.add(Probe())
+    let first = bag.add(RecordingWork())
+    let second = bag.add(RecordingWork())
+    let elsewhere = other.add(RecordingWork())
     let copy = first
     #expect(first == copy)
     #expect(first != second)
@@ -123,7 +124,7 @@ struct CancelRegistrationTests {
   func registrationIsCancellableWork() {
     let inner = CancelBag()
     let outer = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     let registration = inner.add(probe)
     outer.add(registration)
     outer.end(reason: .custom("outer ended"))

@@ -42,7 +42,7 @@ struct CancellationReasonTests {
   @Test("reaches work that implements cancel(reason:)")
   func reachesCancelReasonImplementers() {
     let bag = CancelBag()
-    let probe = Probe()
+    let probe = RecordingWork()
     bag.add(probe)
     bag.cancelAll(reason: .custom("page left"))
     #expect(probe.reasons == [.custom("page left")])
@@ -51,8 +51,8 @@ struct CancellationReasonTests {
   @Test("reaches value-type work through the box the bag puts it in")
   func reachesBoxedWork() {
     let bag = CancelBag()
-    let probe = Probe()
-    bag.add(ValueWork(probe: probe))
+    let probe = RecordingWork()
+    bag.add(RecordingValueWork(probe))
     bag.end(reason: .timedOut)
     #expect(probe.reasons == [.timedOut])
   }

@@ -6,13 +6,6 @@ import Testing
 @testable import AutoCancelObjC
 import SeededRandom
 
-/// Value-type work, boxed by the bag.
-private struct ValueWork: ReasonAwareCancellable {
-  let probe: Probe
-  func cancel() { probe.cancel() }
-  func cancel(reason: CancellationReason) { probe.cancel(reason: reason) }
-}
-
 /// Typed work that nothing but the bag keeps: the thin wrapper the original lost.
 private final class ThinWrapper: AutoCancellable, Sendable {
   let cancels: Tally
@@ -49,7 +42,7 @@ struct DeallocBinderTests {
       let binder = makeBinder()
       let owner = Owner()
       let holders = Protected<Set<ObjectIdentifier>>([])
-      let probes = Protected<[Probe]>([])
+      let probes = Protected<[RecordingWork]>([])
       let requests = Protected<[RespondingRequest]>([])
       let roundSeed = SeededGenerator.derive(seed, round)
       await onThreads(threads) { index in
@@ -58,12 +51,12 @@ struct DeallocBinderTests {
         for _ in 0..<(1 + random.below(4)) {
           switch random.below(3) {
           case 0:
-            let probe = Probe()
+            let probe = RecordingWork()
             binder.bind(probe, to: object)
             probes.withLock { $0.append(probe) }
           case 1:
-            let probe = Probe()
-            binder.bind(ValueWork(probe: probe), to: object)
+            let probe = RecordingWork()
+            binder.bind(RecordingValueWork(probe), to: object)
             probes.withLock { $0.append(probe) }
           default:
             let request = RespondingRequest()
@@ -90,12 +83,12 @@ struct DeallocBinderTests {
   func releaseCancelsInFlightWorkOnce() {
     let binder = makeBinder()
     var object: FakeObject? = FakeObject()
-    let classWork = Probe()
-    let valueWork = Probe()
+    let classWork = RecordingWork()
+    let valueWork = RecordingWork()
     let item = DispatchWorkItem {}
     let request = RespondingRequest()
     binder.bind(classWork, to: object!)
-    binder.bind(ValueWork(probe: valueWork), to: object!)
+    binder.bind(RecordingValueWork(valueWork), to: object!)
     binder.bind(item, to: object!)
     binder.bindUntyped(request, to: object!)
     #expect(binder.holder(for: object!).cancelBag.count == 4)
@@ -112,8 +105,8 @@ struct DeallocBinderTests {
   func finishedWorkIsNotCancelled() {
     let binder = makeBinder()
     var object: FakeObject? = FakeObject()
-    let done = Probe()
-    let running = Probe()
+    let done = RecordingWork()
+    let running = RecordingWork()
     binder.bind(done, to: object!).finish()
     binder.bind(running, to: object!)
     #expect(binder.holder(for: object!).cancelBag.count == 1)
@@ -128,10 +121,10 @@ struct DeallocBinderTests {
   func finishReportingWorkLeaves(untyped: Bool) {
     let binder = makeBinder()
     let object = FakeObject()
-    let running = FinishingRequest()
+    let running = RecordingFinishingWork()
     binder.bind(running, to: object)
     for _ in 0..<10_000 {
-      let request = FinishingRequest()
+      let request = RecordingFinishingWork()
       if untyped {
         binder.bindUntyped(request, to: object)
       } else {
@@ -183,8 +176,8 @@ struct DeallocBinderTests {
   func concurrentBindsStayConsistent(seed: UInt64) async {
     let binder = makeBinder()
     let owner = Owner()
-    let kept = Protected<[Probe]>([])
-    let finished = Protected<[Probe]>([])
+    let kept = Protected<[RecordingWork]>([])
+    let finished = Protected<[RecordingWork]>([])
     let keptRequests = Protected<[RespondingRequest]>([])
     let dropped = Tally()
     let deallocated = Tally()
@@ -194,11 +187,11 @@ struct DeallocBinderTests {
       for _ in 0..<2_000 {
         switch random.below(4) {
         case 0:
-          let probe = Probe()
+          let probe = RecordingWork()
           binder.bind(probe, to: object)
           kept.withLock { $0.append(probe) }
         case 1:
-          let probe = Probe()
+          let probe = RecordingWork()
           binder.bind(probe, to: object).finish()
           finished.withLock { $0.append(probe) }
         case 2:

@@ -1,16 +1,19 @@
 import AutoCancel
+import AutoCancelTestSupport
 import Dispatch
-import Foundation
+
+// The runs' own records, apart from the test kit's `RecordingWork`: an item is named by its
+// number in the run, every form of work (plain `cancel()` too, which has no reason: nil)
+// writes to one record, and single-threaded runs log every cancel of the run in order, to
+// compare with the reference model's order.
 
 /// What happened to one work item, written by the item's own `cancel`.
 ///
 /// Thread-safe; `cancel` may be called on any thread.
-final class ItemRecord: @unchecked Sendable {
-  // Safety: `cancels` is only touched under `lock`; `id` and `log` never change.
+final class ItemRecord: Sendable {
   let id: Int
   private let log: CancelLog?
-  private let lock = NSLock()
-  private var cancels: [CancellationReason?] = []
+  private let cancels = Protected<[CancellationReason?]>([])
 
   init(id: Int, log: CancelLog? = nil) {
     self.id = id
@@ -19,30 +22,28 @@ final class ItemRecord: @unchecked Sendable {
 
   /// Records a cancel; `reason` is nil for work that only implements `cancel()`.
   func cancelled(_ reason: CancellationReason?) {
-    lock.withLock { cancels.append(reason) }
+    cancels.withLock { $0.append(reason) }
     log?.append(id, reason)
   }
 
   /// Every cancel received, in order.
-  var reasons: [CancellationReason?] { lock.withLock { cancels } }
+  var reasons: [CancellationReason?] { cancels.current }
 
-  var cancelCount: Int { lock.withLock { cancels.count } }
+  var cancelCount: Int { cancels.withLock { $0.count } }
 }
 
 /// Every cancel of a run, in the order they happened (single-threaded runs compare it with
 /// the model's order).
-final class CancelLog: @unchecked Sendable {
-  // Safety: `entries` is only touched under `lock`.
-  private let lock = NSLock()
-  private var entries: [(id: Int, reason: CancellationReason?)] = []
+final class CancelLog: Sendable {
+  private let entries = Protected<[(id: Int, reason: CancellationReason?)]>([])
 
   func append(_ id: Int, _ reason: CancellationReason?) {
-    lock.withLock { entries.append((id, reason)) }
+    entries.withLock { $0.append((id, reason)) }
   }
 
   /// Takes the entries recorded since the last call.
   func drain() -> [(id: Int, reason: CancellationReason?)] {
-    lock.withLock {
+    entries.withLock { entries in
       defer { entries.removeAll(keepingCapacity: true) }
       return entries
     }

@@ -1,0 +1,10 @@
+@testable import AutoCancel
+
+extension CancelBag {
+  /// Links to children and linked bags held in this bag's table (white-box, for tests).
+  var linkCount: Int { core.withLock { $0.linkCount } }
+  /// Slots in the table, free or not (white-box, for tests).
+  var slotCount: Int { core.withLock { $0.table.capacity } }
+  /// Label, key and timer records, and keys, held for work in flight (white-box, for tests).
+  var sideRecordCount: Int { core.withLock { $0.details.count + $0.keys.count } }
+}
