@@ -13,7 +13,7 @@ import Testing
 /// The load that crashes raw `cancel()` on a session with a URL cache in most runs on Linux
 /// (see the "Cancelling URLSession work" article): fifty concurrent 2 KB requests, half of
 /// them cancelled from another thread right after `resume()`, ten rounds.
-@Suite("Cancelling under load on sessions with a cache", timeLimit(minutes: 1))
+@Suite("Requests under load on sessions with a cache", timeLimit(minutes: 1))
 struct CancellationLoadTests {
   let server: TestServer
 
@@ -31,7 +31,7 @@ struct CancellationLoadTests {
   final class Delegate: NSObject, URLSessionDelegate {}
 
   @Test(
-    "neither crashes nor hangs when half the owners go away right after resume()",
+    "neither crash nor hang when half the owners go away right after resume()",
     arguments: Route.allCases)
   func halfReleasedRightAfterResume(route: Route) async throws {
     let session =
@@ -149,7 +149,7 @@ struct CancellationLoadTests {
     return (await collect(expected, from: stream, watchdog: 30), expected, kept)
   }
 
-  @Test("hundreds of requests across dozens of owners complete once each, leaking no descriptors")
+  @Test("complete once each, hundreds across dozens of owners, leaking no descriptors")
   func dozensOfOwners() async throws {
     let seed = TestSeed.fresh()
     print("dozensOfOwners: \(TestSeed.describe(seed))")

@@ -4,10 +4,10 @@ import Dispatch
 import SeededRandom
 import Testing
 
-@Suite("Latest wins under a key, racing")
+@Suite("A CancelBag's keys, raced")
 struct CancelBagKeyRaceTests {
   @Test(
-    "replacing work while it completes never evicts its successor",
+    "never evict the successor of work replaced as it completes",
     arguments: TestSeed.seeds([1, 2, 3]))
   func replaceWhileCompleting(seed: UInt64) {
     var random = SeededGenerator(seed: seed)

@@ -1,14 +1,16 @@
 import DemoScenario
 import Testing
 
-@Suite("The demo's options parse flags and name the one they reject")
+@Suite("The demo's options")
 struct DemoOptionsTests {
-  @Test func noArgumentsGiveTheDefaults() throws {
+  @Test("are the defaults when no argument is given")
+  func noArgumentsGiveTheDefaults() throws {
     let options = try DemoOptions(arguments: [])
     #expect(options == DemoOptions())
   }
 
-  @Test func flagsTakeValuesSeparatelyOrAfterAnEqualsSign() throws {
+  @Test("take a flag's value as the next argument or after an equals sign")
+  func flagsTakeValuesSeparatelyOrAfterAnEqualsSign() throws {
     let options = try DemoOptions(
       arguments: ["--screens", "8", "--requests-per-screen=3", "--seed", "99", "--json"])
     #expect(options.screens == 8)
@@ -19,7 +21,8 @@ struct DemoOptionsTests {
     #expect(help.help)
   }
 
-  @Test func quickShrinksTheScenarioUnlessSizesAreGiven() throws {
+  @Test("shrink the scenario with --quick unless sizes are given")
+  func quickShrinksTheScenarioUnlessSizesAreGiven() throws {
     let quick = try DemoOptions(arguments: ["--quick"])
     #expect(quick.screens == DemoOptions.quickScreens)
     #expect(quick.requestsPerScreen == DemoOptions.quickRequestsPerScreen)
@@ -29,6 +32,7 @@ struct DemoOptionsTests {
   }
 
   @Test(
+    "name a bad argument's flag in the error",
     arguments: [
       (["--screens", "0"], "--screens"),
       (["--screens", "ten"], "--screens"),

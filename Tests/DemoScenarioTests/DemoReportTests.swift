@@ -2,14 +2,15 @@ import DemoScenario
 import Foundation
 import Testing
 
-@Suite("The demo's report puts both runs side by side, as a table or as JSON")
+@Suite("The demo's report")
 struct DemoReportTests {
   static let report = DemoReport(
     plan: RunMeasurementTests.result.plan, seed: 5,
     without: RunMeasurement(RunMeasurementTests.result),
     with: RunMeasurement(RunMeasurementTests.result))
 
-  @Test func jsonHasBothRunsWithWasteBytesAndExitToDisconnectPercentiles() throws {
+  @Test("gives both runs in JSON, with wasted bytes and exit-to-disconnect percentiles")
+  func jsonHasBothRunsWithWasteBytesAndExitToDisconnectPercentiles() throws {
     let text = Self.report.json()
     #expect(!text.contains("\n"))
     let object = try #require(
@@ -25,7 +26,8 @@ struct DemoReportTests {
     }
   }
 
-  @Test func theTableHasARowPerMeasureAndAColumnPerRun() {
+  @Test("is a table with a row per measure and a column per run")
+  func theTableHasARowPerMeasureAndAColumnPerRun() {
     let table = Self.report.table()
     #expect(table.contains("without binding"))
     #expect(table.contains("with AutoCancel"))

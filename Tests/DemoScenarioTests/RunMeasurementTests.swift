@@ -3,7 +3,7 @@ import Dispatch
 import LoopbackHTTPServer
 import Testing
 
-@Suite("A run's measurement counts only what the server did after each screen left")
+@Suite("A run's measurement")
 struct RunMeasurementTests {
   static let exitAt = DispatchTime(uptimeNanoseconds: 10_000_000_000)
 
@@ -45,13 +45,15 @@ struct RunMeasurementTests {
       responsesAfterScreenLeft: 1, requestsFailed: 3, durationSeconds: 1.5)
   }()
 
-  @Test func wastedBytesAreThoseSentAfterTheExit() {
+  @Test("counts as wasted the bytes sent after the screen left")
+  func wastedBytesAreThoseSentAfterTheExit() {
     let measurement = RunMeasurement(Self.result)
     #expect(measurement.bytesSent == 2_370)
     #expect(measurement.wastedBytes == 50 + 900 + 20)
   }
 
-  @Test func requestsAreCountedAsTheServerSawThem() {
+  @Test("counts requests as the server saw them")
+  func requestsAreCountedAsTheServerSawThem() {
     let measurement = RunMeasurement(Self.result)
     #expect(measurement.requestsStarted == 5)
     #expect(measurement.requestsSeenByServer == 4)
@@ -60,7 +62,8 @@ struct RunMeasurementTests {
     #expect(measurement.requestsNeverSent == 1)
   }
 
-  @Test func latencyAndBusyTimeRunFromTheExitToTheServerEndingEachRequest() {
+  @Test("times latency and busy time from the exit to the server ending each request")
+  func latencyAndBusyTimeRunFromTheExitToTheServerEndingEachRequest() {
     let measurement = RunMeasurement(Self.result)
     #expect(measurement.exitToServerEnd.count == 3)
     #expect(measurement.exitToServerEnd.p50 == 4)
@@ -68,7 +71,8 @@ struct RunMeasurementTests {
     #expect(abs(measurement.connectionSecondsAfterExit - 0.206) < 1e-9)
   }
 
-  @Test func percentilesUseTheNearestRank() {
+  @Test("takes percentiles by nearest rank")
+  func percentilesUseTheNearestRank() {
     let summary = LatencySummary(milliseconds: (1...100).map(Double.init))
     #expect(summary.p50 == 50)
     #expect(summary.p99 == 99)

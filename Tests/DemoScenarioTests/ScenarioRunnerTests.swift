@@ -4,7 +4,7 @@ import AutoCancelTestSupport
 import Testing
 
 @Suite(
-  "The demo's scenario, run small, shows AutoCancel stopping what the server sends for gone screens",
+  "The demo's scenario, run small",
   timeLimit(minutes: 3))
 struct ScenarioRunnerTests {
   /// Two people: one leaves a screen 200 ms in, while its 64 MB download (about 40 s at the
@@ -32,7 +32,8 @@ struct ScenarioRunnerTests {
     ],
     people: 2)
 
-  @Test func bothRunsStartTheSameRequestsAndBindingWastesFarLess() async throws {
+  @Test("starts the same requests in both runs, and with AutoCancel wastes far less")
+  func bothRunsStartTheSameRequestsAndBindingWastesFarLess() async throws {
     let runner = ScenarioRunner(plan: Self.plan)
     let withoutResult = try await runner.run(.withoutBinding)
     let withResult = try await runner.run(.withAutoCancel)
@@ -69,7 +70,8 @@ struct ScenarioRunnerTests {
     }
   }
 
-  @Test func theRunAccountsForEveryRecordTheServerKept() async throws {
+  @Test("accounts for every record the server kept")
+  func theRunAccountsForEveryRecordTheServerKept() async throws {
     let result = try await ScenarioRunner(plan: Self.plan).run(.withAutoCancel)
     let measurement = RunMeasurement(result)
     #expect(result.records.allSatisfy { $0.isFinished })

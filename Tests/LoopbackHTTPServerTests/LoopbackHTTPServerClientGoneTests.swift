@@ -9,14 +9,15 @@ import Testing
 #endif
 
 @Suite(
-  "LoopbackHTTPServer notices at once when a client goes away and sends nothing more",
+  "A loopback HTTP server whose client goes away",
   timeLimit(minutes: 1))
 struct LoopbackHTTPServerClientGoneTests {
   /// One chunk, then a minute before the next: the record can only finish within the test's
   /// wait if the server watches the socket between chunks instead of waiting for its next write.
   private static let oneChunkThenAMinute = "/slow?size=10000000&chunk=1000&interval_ms=60000"
 
-  @Test func aClientClosingBetweenSlowChunksIsNotedWithoutWaitingForTheNextChunk() async throws {
+  @Test("notes a close between slow chunks without waiting for the next chunk")
+  func aClientClosingBetweenSlowChunksIsNotedWithoutWaitingForTheNextChunk() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -41,7 +42,8 @@ struct LoopbackHTTPServerClientGoneTests {
     #expect(record.finishedAt == record.clientWentAwayAt)
   }
 
-  @Test func aClientResettingBetweenSlowChunksIsNotedWithoutWaitingForTheNextChunk() async throws {
+  @Test("notes a reset between slow chunks without waiting for the next chunk")
+  func aClientResettingBetweenSlowChunksIsNotedWithoutWaitingForTheNextChunk() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -56,7 +58,8 @@ struct LoopbackHTTPServerClientGoneTests {
     #expect(record.bytesSent == 1000)
   }
 
-  @Test func aClientHalfClosingCountsAsGone() async throws {
+  @Test("counts a half-close as gone")
+  func aClientHalfClosingCountsAsGone() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -71,7 +74,8 @@ struct LoopbackHTTPServerClientGoneTests {
     #expect(try client.readsEndOfStream())
   }
 
-  @Test func aClientLeavingAFastSlowTransferStopsItWellShortOfTheSize() async throws {
+  @Test("stops a fast /slow transfer well short of its size")
+  func aClientLeavingAFastSlowTransferStopsItWellShortOfTheSize() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -87,7 +91,8 @@ struct LoopbackHTTPServerClientGoneTests {
     #expect(record.bytesSent < 1_000_000)
   }
 
-  @Test func aClientLeavingDuringADelayGetsNoBytesAndIsNotedAtOnce() async throws {
+  @Test("sends nothing, and notes it at once, when the client leaves during a /delay")
+  func aClientLeavingDuringADelayGetsNoBytesAndIsNotedAtOnce() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -102,7 +107,8 @@ struct LoopbackHTTPServerClientGoneTests {
     #expect(!record.completed)
   }
 
-  @Test func aClientLeavingMidUploadIsNotedWithTheBytesItSent() async throws {
+  @Test("notes a client that leaves mid-upload, with the bytes it sent")
+  func aClientLeavingMidUploadIsNotedWithTheBytesItSent() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -118,7 +124,8 @@ struct LoopbackHTTPServerClientGoneTests {
     #expect(record.bytesSent == 0)
   }
 
-  @Test func aClientLeavingAnIdleKeepAliveConnectionClosesItWithoutTouchingRecords() async throws {
+  @Test("closes an idle kept-alive connection the client left, without touching any record")
+  func aClientLeavingAnIdleKeepAliveConnectionClosesItWithoutTouchingRecords() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -133,7 +140,8 @@ struct LoopbackHTTPServerClientGoneTests {
     #expect(record.completed && !record.clientWentAway)
   }
 
-  @Test func aURLSessionTaskCancelledMidTransferIsSeenGoingAway() async throws {
+  @Test("sees a URLSession task cancelled mid-transfer going away")
+  func aURLSessionTaskCancelledMidTransferIsSeenGoingAway() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let configuration = URLSessionConfiguration.ephemeral
@@ -152,7 +160,8 @@ struct LoopbackHTTPServerClientGoneTests {
     #expect(record.bytesSent == 1000)
   }
 
-  @Test func requestsPipelinedDuringASlowResponseDoNotCountAsGoingAway() async throws {
+  @Test("does not count requests pipelined during a slow response as going away")
+  func requestsPipelinedDuringASlowResponseDoNotCountAsGoingAway() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)

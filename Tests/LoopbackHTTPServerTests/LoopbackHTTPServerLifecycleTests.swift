@@ -5,10 +5,11 @@ import SeededRandom
 import Testing
 
 @Suite(
-  "LoopbackHTTPServer handles many clients and stops cleanly, leaving no socket behind",
+  "A loopback HTTP server, started and stopped",
   timeLimit(minutes: 1))
 struct LoopbackHTTPServerLifecycleTests {
-  @Test func threeHundredConcurrentConnectionsAreServedAndAllClosed() async throws {
+  @Test("serves 300 concurrent connections and closes them all")
+  func threeHundredConcurrentConnectionsAreServedAndAllClosed() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let seed = TestSeed.fresh()
@@ -44,7 +45,8 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(closed?.accepted == count)
   }
 
-  @Test func stopClosesTheListenerAndEveryConnectionAndEndsInFlightRequests() async throws {
+  @Test("closes its listener and every connection on stop, ending requests in flight")
+  func stopClosesTheListenerAndEveryConnectionAndEndsInFlightRequests() async throws {
     let server = try startedServer()
     let port = server.port
     let busy = try RawClient(port: port)
@@ -74,7 +76,8 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
   }
 
-  @Test func stopIsIdempotentAndSafeFromManyTasksAtOnce() async throws {
+  @Test("stops idempotently, from many tasks at once")
+  func stopIsIdempotentAndSafeFromManyTasksAtOnce() async throws {
     let server = try startedServer()
     let client = try RawClient(port: server.port)
     try client.get("/bytes?size=1")
@@ -87,7 +90,8 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(throws: LoopbackHTTPServerError.self) { try server.start() }
   }
 
-  @Test func startIsANoOpWhileRunningAndGivesAnEphemeralPort() throws {
+  @Test("starts on an ephemeral port, and ignores a start while running")
+  func startIsANoOpWhileRunningAndGivesAnEphemeralPort() throws {
     let server = LoopbackHTTPServer()
     defer { server.stop() }
     #expect(server.port == 0)
@@ -100,7 +104,8 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(server.url("/bytes?size=1").absoluteString == "http://127.0.0.1:\(port)/bytes?size=1")
   }
 
-  @Test func droppingTheServerStopsIt() throws {
+  @Test("stops when it is dropped")
+  func droppingTheServerStopsIt() throws {
     var server: LoopbackHTTPServer? = try startedServer()
     let port = try #require(server?.port)
     let client = try RawClient(port: port)
@@ -116,7 +121,8 @@ struct LoopbackHTTPServerLifecycleTests {
     }
   }
 
-  @Test func stoppingANeverStartedServerIsHarmless() {
+  @Test("stops harmlessly when it never started")
+  func stoppingANeverStartedServerIsHarmless() {
     let server = LoopbackHTTPServer()
     server.stop()
     server.stop()
@@ -124,7 +130,8 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(server.records.isEmpty)
   }
 
-  @Test func waitingGivesUpAfterTheTimeoutAndAfterStop() async throws {
+  @Test("gives up a wait after its timeout, and after stop")
+  func waitingGivesUpAfterTheTimeoutAndAfterStop() async throws {
     let server = try startedServer()
     #expect(await server.waitForRecord(id: "never", timeout: 0.05) == nil)
 
@@ -140,7 +147,8 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(await server.waitForConnections(timeout: 30) { $0.open == 1 } == nil)
   }
 
-  @Test func stopFromInsideAWaitPredicateDoesNotDeadlock() async throws {
+  @Test("does not deadlock when a wait's predicate stops it")
+  func stopFromInsideAWaitPredicateDoesNotDeadlock() async throws {
     let server = try startedServer()
     let client = try RawClient(port: server.port)
     try client.get("/slow?size=100000&chunk=1000&interval_ms=60000&id=stop-inside")
@@ -155,7 +163,8 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(stats?.accepted == 1)
   }
 
-  @Test func cancellingAWaitReturnsNil() async throws {
+  @Test("returns nil from a wait that is cancelled")
+  func cancellingAWaitReturnsNil() async throws {
     let server = try startedServer()
     defer { server.stop() }
     // An hour, far past the time limit: only the cancellation can end this wait in time.

@@ -15,9 +15,10 @@ func startedServer() throws -> LoopbackHTTPServer {
 }
 
 @Suite(
-  "LoopbackHTTPServer serves each route and accounts for every request", timeLimit(minutes: 1))
+  "A loopback HTTP server", timeLimit(minutes: 1))
 struct LoopbackHTTPServerTests {
-  @Test func bytesReturnsExactlyTheRequestedSizeAndRecordsItAsCompleted() async throws {
+  @Test("returns exactly the size /bytes asks for, and records the request as completed")
+  func bytesReturnsExactlyTheRequestedSizeAndRecordsItAsCompleted() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -38,7 +39,8 @@ struct LoopbackHTTPServerTests {
     #expect(record.status == 200)
   }
 
-  @Test func slowStreamsTheWholeBodyInChunksWhenTheClientStays() async throws {
+  @Test("streams the whole /slow body in chunks while the client stays")
+  func slowStreamsTheWholeBodyInChunksWhenTheClientStays() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -53,7 +55,8 @@ struct LoopbackHTTPServerTests {
     #expect(record.bytesSent == 5000)
   }
 
-  @Test func slowAcceptsARateInsteadOfAnInterval() async throws {
+  @Test("paces /slow by a rate instead of an interval when given one")
+  func slowAcceptsARateInsteadOfAnInterval() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -64,7 +67,8 @@ struct LoopbackHTTPServerTests {
     #expect(record.completed && record.bytesSent == 3000)
   }
 
-  @Test func delaySendsTheBodyAfterTheDelay() async throws {
+  @Test("sends the /delay body after the delay")
+  func delaySendsTheBodyAfterTheDelay() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -76,7 +80,9 @@ struct LoopbackHTTPServerTests {
     #expect(record.completed && record.bytesSent == 10)
   }
 
-  @Test(arguments: [200, 201, 204, 304, 404, 418, 500, 503])
+  @Test(
+    "replies to /status with the requested code",
+    arguments: [200, 201, 204, 304, 404, 418, 500, 503])
   func statusRepliesWithTheRequestedCode(code: Int) async throws {
     let server = try startedServer()
     defer { server.stop() }
@@ -89,7 +95,7 @@ struct LoopbackHTTPServerTests {
     #expect(record.completed)
   }
 
-  @Test(arguments: ["POST", "PUT"])
+  @Test("counts the body of an upload", arguments: ["POST", "PUT"])
   func uploadCountsTheRequestBody(method: String) async throws {
     let server = try startedServer()
     defer { server.stop() }
@@ -108,7 +114,8 @@ struct LoopbackHTTPServerTests {
     #expect(record.completed)
   }
 
-  @Test func uploadAnswersExpectContinueBeforeReadingTheBody() async throws {
+  @Test("answers Expect: 100-continue before reading an upload's body")
+  func uploadAnswersExpectContinueBeforeReadingTheBody() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -123,7 +130,8 @@ struct LoopbackHTTPServerTests {
     #expect(String(decoding: response.body, as: UTF8.self) == "5")
   }
 
-  @Test func uploadDecodesAChunkedBody() async throws {
+  @Test("decodes a chunked upload body")
+  func uploadDecodesAChunkedBody() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -136,7 +144,8 @@ struct LoopbackHTTPServerTests {
     #expect(record.requestBodyBytes == 15)
   }
 
-  @Test func unknownPathsGet404AndTheConnectionStaysUsable() async throws {
+  @Test("answers unknown paths with 404 and keeps the connection usable")
+  func unknownPathsGet404AndTheConnectionStaysUsable() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -148,7 +157,8 @@ struct LoopbackHTTPServerTests {
     #expect(record.status == 404)
   }
 
-  @Test func invalidParametersAndWrongMethodsAreRejected() async throws {
+  @Test("rejects invalid parameters and wrong methods")
+  func invalidParametersAndWrongMethodsAreRejected() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -160,7 +170,8 @@ struct LoopbackHTTPServerTests {
     #expect(response.headers["allow"] == "POST, PUT")
   }
 
-  @Test func theRequestIDHeaderNamesTheRecordWhenNoIDParameterIsGiven() async throws {
+  @Test("names the record after the request-ID header when no id parameter is given")
+  func theRequestIDHeaderNamesTheRecordWhenNoIDParameterIsGiven() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -170,7 +181,8 @@ struct LoopbackHTTPServerTests {
     #expect(record.bytesSent == 1)
   }
 
-  @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
+  @Test("serves several requests on one kept-alive connection")
+  func keepAliveServesSeveralRequestsOnOneConnection() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -188,7 +200,10 @@ struct LoopbackHTTPServerTests {
     #expect(server.connections.open == 1)
   }
 
-  @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+  @Test("answers pipelined requests in order")
+  func pipelinedRequestsAreAnsweredInOrder()
+    async throws
+  {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -201,7 +216,8 @@ struct LoopbackHTTPServerTests {
     #expect(first.completed && first.clientWentAwayAt == nil)
   }
 
-  @Test func connectionCloseIsHonoured() async throws {
+  @Test("closes the connection when a request asks for Connection: close")
+  func connectionCloseIsHonoured() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let client = try RawClient(port: server.port)
@@ -213,7 +229,8 @@ struct LoopbackHTTPServerTests {
     #expect(stats?.accepted == 1)
   }
 
-  @Test func malformedRequestsGet400AndTheServerKeepsServing() async throws {
+  @Test("answers malformed requests with 400 and keeps serving")
+  func malformedRequestsGet400AndTheServerKeepsServing() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let bad = try RawClient(port: server.port)
@@ -226,7 +243,8 @@ struct LoopbackHTTPServerTests {
     #expect(try good.readResponse().body.count == 5)
   }
 
-  @Test func urlSessionDownloadsFromIt() async throws {
+  @Test("serves a URLSession download")
+  func urlSessionDownloadsFromIt() async throws {
     let server = try startedServer()
     defer { server.stop() }
     let configuration = URLSessionConfiguration.ephemeral
