@@ -2,7 +2,7 @@ import AutoCancelTestSupport
 @testable import AutoCancel
 import Testing
 
-@Suite("Observing a bag")
+@Suite("A bag's observation")
 struct CancelBagObservationTests {
   final class Events: Sendable {
     private let state = Protected<[CancelBagEvent]>([])

@@ -51,7 +51,7 @@ private final class Uploader: AutoCancelOwner, Sendable {
   }
 }
 
-@Suite("Finished work bound with the one-liner")
+@Suite("Work bound with the one-liner")
 struct FinishReportingTests {
   @Test("leaves a long-lived owner by itself: 100,000 tasks, one after another, leave no trace")
   func finishedTasksLeave() async {
@@ -117,7 +117,7 @@ struct FinishReportingTests {
     #expect(finished.reduce(0) { $0 + $1.cancelCount } == held - running.count)
   }
 
-  @Test("a task still running when the owner goes is cancelled")
+  @Test("is cancelled when the owner goes, if it is a task still running")
   func runningTaskIsCancelled() async {
     var uploader: Uploader? = Uploader()
     let started = Signal()
@@ -132,7 +132,7 @@ struct FinishReportingTests {
     #expect(await task.value)
   }
 
-  @Test("a task that already returned, bound, leaves at once")
+  @Test("leaves at once if it is a task that already returned")
   func alreadyFinishedTaskLeaves() async {
     let bag = CancelBag()
     let task = Task {}
@@ -142,7 +142,7 @@ struct FinishReportingTests {
     #expect(bag.count == 0)
   }
 
-  @Test("the same task bound twice makes two registrations, both leaving when it returns")
+  @Test("makes two registrations when it is the same task bound twice, both leaving as it returns")
   func sameTaskTwice() async {
     let bag = CancelBag()
     let gate = Signal()
@@ -156,7 +156,7 @@ struct FinishReportingTests {
     await waitUntil("both registrations left") { bag.count == 0 }
   }
 
-  @Test("bound to a bag that ended, is cancelled at once and never registered")
+  @Test("is cancelled at once and never registered when its bag has ended")
   func boundAfterEnd() async {
     let bag = CancelBag()
     bag.end()
@@ -172,7 +172,9 @@ struct FinishReportingTests {
     #expect(request.cancelCount == 1)
   }
 
-  @Test("the same request bound twice leaves twice, and is never cancelled once finished")
+  @Test(
+    "leaves twice when it is the same request bound twice, and is never cancelled once finished"
+  )
   func sameRequestTwice() {
     let bag = CancelBag()
     let request = ImageRequest()
