@@ -47,7 +47,7 @@ final class ProfileModel: AutoCancelOwner {
 /// whether the client went away. The latency printed is from the trigger to the moment the
 /// server saw the connection close; it is reported, never asserted.
 @Suite(
-  "Async URLSession calls follow their owner in the documented patterns", timeLimit(minutes: 1))
+  "An async URLSession call in a documented pattern", timeLimit(minutes: 1))
 @MainActor
 struct AsyncOwnershipPatternTests {
   let server: TestServer
@@ -85,7 +85,7 @@ struct AsyncOwnershipPatternTests {
     await waitUntil("the bag is empty", sourceLocation: sourceLocation) { bag.count == 0 }
   }
 
-  @Test("a bag task's request closes at the server when the owner goes away")
+  @Test("closes at the server when made in a bag task whose owner goes away")
   func bagTaskOwnerGone() async throws {
     var model: ProfileModel? = ProfileModel()
     model?.load(slowURL(id: "a-owner"))
@@ -96,7 +96,7 @@ struct AsyncOwnershipPatternTests {
     #expect(record?.completed == false)
   }
 
-  @Test("a bag task's request closes at the server when the bag cancels all its work")
+  @Test("closes at the server when made in a bag task whose bag cancels all its work")
   func bagTaskCancelAll() async throws {
     let model = ProfileModel()
     model.load(slowURL(id: "a-all"))
@@ -108,7 +108,7 @@ struct AsyncOwnershipPatternTests {
     await Self.waitUntilEmpty(model.cancelBag)
   }
 
-  @Test("autoCancelTask's request closes at the server when the owner goes away")
+  @Test("closes at the server when made in autoCancelTask and the owner goes away")
   func autoCancelTaskOwnerGone() async throws {
     var model: ProfileModel? = ProfileModel()
     model?.reload(slowURL(id: "b-owner"))
@@ -119,7 +119,7 @@ struct AsyncOwnershipPatternTests {
   }
 
   @Test(
-    "an awaited owner method's request closes at the server when the awaiting task is cancelled")
+    "closes at the server when made in an awaited owner method whose awaiting task is cancelled")
   func awaitedMethodTaskCancelled() async throws {
     let model = ProfileModel()
     let url = slowURL(id: "c-task")
@@ -132,7 +132,7 @@ struct AsyncOwnershipPatternTests {
     #expect(model.cancelBag.count == 0)
   }
 
-  @Test("an awaited owner method's request closes at the server when its bag cancels all")
+  @Test("closes at the server when made in an awaited owner method whose bag cancels all")
   func awaitedMethodCancelAll() async throws {
     let model = ProfileModel()
     let url = slowURL(id: "c-all")
@@ -144,7 +144,7 @@ struct AsyncOwnershipPatternTests {
     await #expect(throws: CancellationError.self) { _ = try await view.value }
   }
 
-  @Test("a completed request hands its body to the owner and leaves nothing in the bag")
+  @Test("hands a completed body to the owner and leaves nothing in the bag")
   func completedRequestDelivers() async throws {
     let model = ProfileModel()
     model.load(server.url("/bytes?size=4096&id=a-done"))

@@ -46,7 +46,7 @@ struct CancelBagURLSessionTaskTests {
     try server.start()
   }
 
-  @Test("a raw task is cancelled without blocking when its owner goes away mid-download")
+  @Test("are cancelled without blocking when their owner goes away mid-download")
   func rawTaskCancelled() async throws {
     var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
     let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
@@ -64,7 +64,7 @@ struct CancelBagURLSessionTaskTests {
   }
 
   @Test(
-    "a long-lived owner binding 10,000 raw requests holds a few and frees the finished tasks")
+    "bound 10,000 times to a long-lived owner, leave it holding a few and free the finished ones")
   func tenThousandRawBinds() async throws {
     let count = 10_000
     var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
@@ -97,7 +97,7 @@ struct CancelBagURLSessionTaskTests {
     await server.expectRecord(id: "last") { $0.clientWentAway }
   }
 
-  @Test("cancelling a task that already completed does nothing, on Linux too")
+  @Test("are left alone when cancelled after they completed, on Linux too")
   func cancelAfterCompletion() async throws {
     let session = URLSession(configuration: .default)  // URLCache.shared: the crash-prone kind
     let calls = CallCounter()

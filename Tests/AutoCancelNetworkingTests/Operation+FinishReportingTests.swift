@@ -17,7 +17,7 @@ final class Resizer: AutoCancelOwner, Sendable {
 
 @Suite("Operations in a bag")
 struct OperationFinishReportingTests {
-  @Test("an operation is cancelled when its bag ends")
+  @Test("are cancelled when their bag ends")
   func operationCancelled() {
     let bag = CancelBag()
     let operation = BlockOperation {}
@@ -26,7 +26,8 @@ struct OperationFinishReportingTests {
     #expect(operation.isCancelled)
   }
 
-  @Test("a long-lived owner binding 100,000 operations holds a few and frees the finished ones")
+  @Test(
+    "bound 100,000 times to a long-lived owner, leave it holding a few and free the finished ones")
   func hundredThousandOperations() {
     let count = 100_000
     let owner = Resizer()
@@ -45,7 +46,7 @@ struct OperationFinishReportingTests {
     #expect(alive <= held)
   }
 
-  @Test("an operation still running when its owner goes is cancelled")
+  @Test("are cancelled when their owner goes while they still run")
   func runningOperationCancelled() {
     var owner: Resizer? = Resizer()
     let operation = BlockOperation {}

@@ -10,7 +10,7 @@ import Testing
 #endif
 
 @Suite(
-  "URLSession tasks bound to a bag report once and stop the server when cancelled",
+  "URLSession tasks bound to a bag",
   timeLimit(minutes: 1))
 struct URLSessionAutoCancelTests {
   let server: TestServer
@@ -20,7 +20,7 @@ struct URLSessionAutoCancelTests {
     try server.start()
   }
 
-  @Test("A completed request delivers its body and leaves the bag")
+  @Test("deliver the body of a completed request and leave the bag")
   func completedRequestLeavesTheBag() async throws {
     let bag = CancelBag()
     let session = makeCachingSession()
@@ -35,7 +35,7 @@ struct URLSessionAutoCancelTests {
   }
 
   @Test(
-    "Releasing the owner mid-download reports URLError(.cancelled) and the server sees the client leave"
+    "report URLError(.cancelled) when the owner goes mid-download, and the server sees the client leave"
   )
   func ownerReleasedMidDownload() async throws {
     let owner = Slot(Owner())
@@ -65,7 +65,8 @@ struct URLSessionAutoCancelTests {
   }
 
   @Test(
-    "A bag ended before resume() cancels the task before it starts, reporting URLError(.cancelled)")
+    "are cancelled before they start when the bag ended before resume(), reporting URLError(.cancelled)"
+  )
   func cancelBeforeResumeIsNotLost() async throws {
     let bag = CancelBag()
     let session = makeCachingSession()
@@ -85,7 +86,7 @@ struct URLSessionAutoCancelTests {
     #expect(bag.count == 0)
   }
 
-  @Test("A task created in an ended bag reports URLError(.cancelled) without a request")
+  @Test("report URLError(.cancelled) without a request when made in an ended bag")
   func taskInEndedBag() async throws {
     let bag = CancelBag()
     bag.end(reason: .timedOut)
@@ -99,7 +100,7 @@ struct URLSessionAutoCancelTests {
     #expect((error as? URLError)?.code == .cancelled)
   }
 
-  @Test("Upload tasks send their body and leave the bag")
+  @Test("send an upload's body and leave the bag")
   func uploadTaskCompletes() async throws {
     let bag = CancelBag()
     var request = URLRequest(url: server.url("/upload?id=up"))
@@ -114,7 +115,7 @@ struct URLSessionAutoCancelTests {
     #expect(bag.count == 0)
   }
 
-  @Test("Download tasks hand over the file and leave the bag")
+  @Test("hand over a download's file and leave the bag")
   func downloadTaskCompletes() async throws {
     let bag = CancelBag()
     let sizes: (Int?, (any Error)?) = await withCheckedContinuation { continuation in
@@ -131,7 +132,7 @@ struct URLSessionAutoCancelTests {
   }
 
   @Test(
-    "Cancelling a download mid-way reports URLError(.cancelled) and the server sees the client leave"
+    "report URLError(.cancelled) when a download is cancelled midway, and the server sees the client leave"
   )
   func downloadCancelled() async throws {
     let bag = CancelBag()

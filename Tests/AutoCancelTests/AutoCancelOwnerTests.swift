@@ -151,9 +151,9 @@ private final class CapturingScreen: AutoCancelOwner, Sendable {
   }
 }
 
-@Suite("The retain-cycle trap", timeLimit(minutes: 1))
+@Suite("A task that captures its owner", timeLimit(minutes: 1))
 struct RetainCycleTrapTests {
-  @Test("a task that captures its owner strongly keeps the owner alive until the task completes")
+  @Test("strongly keeps the owner alive until the task completes")
   func strongCaptureKeepsTheOwnerAlive() async {
     let events = Protected<[String]>([])
     let deinitialized = Signal()
@@ -174,7 +174,7 @@ struct RetainCycleTrapTests {
     #expect(events.current == ["task completed, cancelled: false", "owner deinitialized"])
   }
 
-  @Test("a task that captures its owner weakly lets the owner go, and is cancelled (ownerGone)")
+  @Test("weakly lets the owner go, and is cancelled (ownerGone)")
   func weakCaptureLetsTheOwnerGo() async {
     let events = Protected<[String]>([])
     let deinitialized = Signal()

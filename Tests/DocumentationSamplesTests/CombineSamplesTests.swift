@@ -5,13 +5,13 @@ import Testing
 @Suite("The Combine and RxSwift article's models", timeLimit(minutes: 1))
 @MainActor
 struct CombineSamplesTests {
-  @Test("the qualified name and the typealias both name AutoCancel's bag")
+  @Test("name AutoCancel's bag by its qualified name and by the typealias")
   func qualifiedNamesReachAutoCancel() {
     let bags: [AutoCancel.CancelBag] = [ProfileModel().cancelBag, SettingsModel().cancelBag]
     #expect(bags.allSatisfy { !$0.hasEnded })
   }
 
-  @Test("a task whose registration was dropped runs on, and is cancelled with its owner")
+  @Test("let a task whose registration was dropped run on, and cancel it with its owner")
   func droppedRegistrationDoesNotCancel() async {
     api.holdSearches(for: "download")
     var model: DownloadModel? = DownloadModel()
@@ -23,7 +23,7 @@ struct CombineSamplesTests {
     await api.wait(for: "download") { _, cancelled in cancelled == 1 }
   }
 
-  @Test("a kept registration cancels its one piece of work alone")
+  @Test("let a kept registration cancel its one piece of work alone")
   func keptRegistrationCancelsAlone() async {
     api.holdSearches(for: "upload")
     let model = DownloadModel()
