@@ -137,10 +137,10 @@ struct DeadlineTests {
     #expect(bag.count == 0)
   }
 
-  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test(
     "cancel from the task of their timer, for an item's timeout or the bag's deadline",
     arguments: [false, true])
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   func cancelFromTheTimersTask(bagDeadline: Bool) async {
     let clock = TaskNotingClock()
     let bag = CancelBag()
