@@ -42,7 +42,7 @@ enum SourceCause: String, CaseIterable, CustomTestStringConvertible, Sendable {
   }
 }
 
-@Suite("A child bag")
+@Suite("A child bag", timeLimit(minutes: 1))
 struct ChildBagTests {
   @Test("ends with reason parentEnded when its parent ends")
   func endsWithParent() {
@@ -164,7 +164,7 @@ struct ChildBagTests {
   }
 }
 
-@Suite("A linked bag")
+@Suite("A linked bag", timeLimit(minutes: 1))
 struct LinkedBagTests {
   @Test("ends with reason linkEnded when any of its sources ends")
   func endsWhenAnySourceEnds() {

@@ -1,8 +1,9 @@
 @testable import AutoCancel
+import AutoCancelTestSupport
 import Foundation
 import Testing
 
-@Suite("Observing a bag")
+@Suite("Observing a bag", timeLimit(minutes: 1))
 struct CancelBagObservationTests {
   final class Events: Sendable {
     private let state = Locked<[CancelBagEvent]>([])
