@@ -13,8 +13,9 @@ import Dispatch
 final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCanceller>: Sendable {
   let store: Store
   let canceller: Canceller
-  /// Guards no value: holding it is what serializes the second look and the attach.
-  private let creation = Locked(())
+  /// How many holders this binder attached. Its lock makes the second look and the attach
+  /// one step.
+  private let creation = Locked(0)
 
   init(store: Store, canceller: Canceller) {
     self.store = store
@@ -24,10 +25,11 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
   /// The holder attached to `object`, attached now if it had none.
   func holder(for object: Store.Object) -> DeallocHolder {
     if let holder = store.holder(of: object) { return holder }
-    return creation.withLock { _ in
+    return creation.withLock { attached in
       if let holder = store.holder(of: object) { return holder }
       let holder = DeallocHolder()
       store.attach(holder, to: object)
+      attached += 1
       return holder
     }
   }
