@@ -69,7 +69,7 @@ private final class Uploader: AutoCancelOwner, Sendable {
   }
 }
 
-@Suite("Finished work bound with the one-liner")
+@Suite("Finished work bound with the one-liner", timeLimit(minutes: 3))
 struct FinishReportingTests {
   @Test("leaves a long-lived owner by itself: 100,000 tasks, one after another, leave no trace")
   func finishedTasksLeave() async {
