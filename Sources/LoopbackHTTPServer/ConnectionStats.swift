@@ -10,16 +10,16 @@ import Dispatch
 /// let idle = await server.waitForConnections { $0.open == 0 }
 /// print(idle?.accepted ?? 0, "connections served")
 /// ```
-public struct ConnectionStats: Sendable, Equatable {
+package struct ConnectionStats: Sendable, Equatable {
   /// Connections accepted and not yet closed.
-  public var open: Int
+  package var open: Int
   /// Connections accepted since the server started.
-  public var accepted: Int
+  package var accepted: Int
   /// When the most recent connection was closed (by either side), or `nil` if none closed yet.
-  public var lastClosedAt: DispatchTime?
+  package var lastClosedAt: DispatchTime?
 
   /// Creates a snapshot; the server builds these, tests may build expected values.
-  public init(open: Int = 0, accepted: Int = 0, lastClosedAt: DispatchTime? = nil) {
+  package init(open: Int = 0, accepted: Int = 0, lastClosedAt: DispatchTime? = nil) {
     self.open = open
     self.accepted = accepted
     self.lastClosedAt = lastClosedAt

@@ -46,7 +46,7 @@ import Foundation
 ///   print(record.clientWentAway, record.bytesSent)  // true, a few thousand
 /// }
 /// ```
-public final class LoopbackHTTPServer: Sendable {
+package final class LoopbackHTTPServer: Sendable {
   private let core = ServerCore()
 
   /// Creates a server that is not listening yet; call ``start()``.
@@ -54,7 +54,7 @@ public final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let server = LoopbackHTTPServer()
   /// ```
-  public init() {}
+  package init() {}
 
   /// Stops the server (see ``stop()``).
   deinit {
@@ -74,7 +74,7 @@ public final class LoopbackHTTPServer: Sendable {
   /// try server.start()
   /// print(server.baseURL)  // http://127.0.0.1:40123
   /// ```
-  public func start() throws(LoopbackHTTPServerError) {
+  package func start() throws(LoopbackHTTPServerError) {
     try core.start()
   }
 
@@ -91,7 +91,7 @@ public final class LoopbackHTTPServer: Sendable {
   /// server.stop()
   /// server.stop()  // does nothing
   /// ```
-  public func stop() {
+  package func stop() {
     core.stop()
   }
 
@@ -100,14 +100,14 @@ public final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let port = server.port  // e.g. 40123
   /// ```
-  public var port: Int { core.port }
+  package var port: Int { core.port }
 
   /// `http://127.0.0.1:<port>`, the URL every route is relative to.
   ///
   /// ```swift
   /// let url = server.baseURL.appendingPathComponent("bytes")
   /// ```
-  public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
   /// The URL of `pathAndQuery` on this server.
   ///
@@ -117,7 +117,7 @@ public final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let url = server.url("/delay?ms=50&size=10")
   /// ```
-  public func url(_ pathAndQuery: String) -> URL {
+  package func url(_ pathAndQuery: String) -> URL {
     URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
   }
 
@@ -126,21 +126,21 @@ public final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let cancelled = server.records.filter(\.clientWentAway)
   /// ```
-  public var records: [RequestRecord] { core.records }
+  package var records: [RequestRecord] { core.records }
 
   /// The latest record whose id is `id`, or `nil` if there is none yet.
   ///
   /// ```swift
   /// let record = server.record(id: "a")
   /// ```
-  public func record(id: String) -> RequestRecord? { core.record(id: id) }
+  package func record(id: String) -> RequestRecord? { core.record(id: id) }
 
   /// A snapshot of the connection counters.
   ///
   /// ```swift
   /// print(server.connections.open)
   /// ```
-  public var connections: ConnectionStats { core.stats }
+  package var connections: ConnectionStats { core.stats }
 
   /// Waits until the record with `id` satisfies `predicate`, and returns it.
   ///
@@ -157,7 +157,7 @@ public final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let record = await server.waitForRecord(id: "d1") { $0.bytesSent >= 4096 }
   /// ```
-  public func waitForRecord(
+  package func waitForRecord(
     id: String, timeout: TimeInterval = 30,
     where predicate: @escaping @Sendable (RequestRecord) -> Bool = { $0.isFinished }
   ) async -> RequestRecord? {
@@ -173,7 +173,7 @@ public final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let stats = await server.waitForConnections { $0.open == 0 }
   /// ```
-  public func waitForConnections(
+  package func waitForConnections(
     timeout: TimeInterval = 30, where predicate: @escaping @Sendable (ConnectionStats) -> Bool
   ) async -> ConnectionStats? {
     await core.waitForConnections(timeout: timeout, where: predicate)

@@ -10,18 +10,18 @@
 ///   print("server did not start: \(error)")  // e.g. "bind failed (errno 98)"
 /// }
 /// ```
-public struct LoopbackHTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct LoopbackHTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The call that failed, e.g. `"bind"`, or `"start"` when starting a stopped server.
-  public let operation: String
+  package let operation: String
   /// The `errno` value reported by the call (`0` when not applicable).
-  public let code: Int32
+  package let code: Int32
 
   /// Creates an error for `operation` failing with `code`.
-  public init(operation: String, code: Int32) {
+  package init(operation: String, code: Int32) {
     self.operation = operation
     self.code = code
   }
 
   /// A short human-readable description, e.g. `"bind failed (errno 98)"`.
-  public var description: String { "\(operation) failed (errno \(code))" }
+  package var description: String { "\(operation) failed (errno \(code))" }
 }

@@ -16,47 +16,47 @@ import Dispatch
 ///   print("client left after \(record.bytesSent) of \(record.bytesPlanned) bytes")
 /// }
 /// ```
-public struct RequestRecord: Sendable, Equatable {
+package struct RequestRecord: Sendable, Equatable {
   /// The request's id: its `id` query parameter, else its `X-Request-ID` header, else a
   /// generated `"request-<connection>-<n>"` (n counts requests on that connection). Not
   /// necessarily unique if clients reuse ids.
-  public var id: String
+  package var id: String
   /// The serial number (1, 2, ...) of the TCP connection that carried the request; equal
   /// numbers mean the connection was reused (keep-alive).
-  public var connection: Int
+  package var connection: Int
   /// The request method, e.g. `"GET"`.
-  public var method: String
+  package var method: String
   /// The path without the query, e.g. `"/slow"`.
-  public var path: String
+  package var path: String
   /// The decoded query parameters (last value wins for repeated names).
-  public var query: [String: String]
+  package var query: [String: String]
   /// When the request head had been read.
-  public var startedAt: DispatchTime
+  package var startedAt: DispatchTime
   /// The response status code chosen (0 until the server has decided it).
-  public var status: Int
+  package var status: Int
   /// The response body length announced in `Content-Length` (0 until decided).
-  public var bytesPlanned: Int
+  package var bytesPlanned: Int
   /// Response body bytes actually handed to the kernel so far (headers not counted).
-  public var bytesSent: Int
+  package var bytesSent: Int
   /// Request body bytes read so far (decoded, for chunked uploads).
-  public var requestBodyBytes: Int
+  package var requestBodyBytes: Int
   /// Whether the whole response (headers and `bytesPlanned` body bytes) was written.
-  public var completed: Bool
+  package var completed: Bool
   /// When the server noticed that the client closed or reset the connection before the
   /// response was complete, or `nil` if it did not.
-  public var clientWentAwayAt: DispatchTime?
+  package var clientWentAwayAt: DispatchTime?
   /// When the server stopped working on the request (for any reason), or `nil` while in
   /// progress.
-  public var finishedAt: DispatchTime?
+  package var finishedAt: DispatchTime?
 
   /// Whether the server has stopped working on the request; the record no longer changes.
-  public var isFinished: Bool { finishedAt != nil }
+  package var isFinished: Bool { finishedAt != nil }
 
   /// Whether the client closed or reset the connection before the response was complete.
-  public var clientWentAway: Bool { clientWentAwayAt != nil }
+  package var clientWentAway: Bool { clientWentAwayAt != nil }
 
   /// Creates a record; the server builds these, tests may build expected values.
-  public init(
+  package init(
     id: String, connection: Int, method: String, path: String, query: [String: String],
     startedAt: DispatchTime, status: Int = 0, bytesPlanned: Int = 0, bytesSent: Int = 0,
     requestBodyBytes: Int = 0, completed: Bool = false, clientWentAwayAt: DispatchTime? = nil,

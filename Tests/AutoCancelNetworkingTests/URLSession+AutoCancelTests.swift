@@ -150,4 +150,48 @@ struct URLSessionAutoCancelTests {
     let record = try #require(await server.waitForRecord(id: "dl"))
     #expect(record.clientWentAway)
   }
+
+  /// How a request ends.
+  enum Ending: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case completes, cancelledMidTransfer, cancelledBeforeResume
+    var testDescription: String { rawValue }
+  }
+
+  @Test(
+    "A completion handler runs on the session's delegate queue, however the request ends",
+    arguments: Ending.allCases)
+  func handlerRunsOnTheDelegateQueue(ending: Ending) async throws {
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    let delegateQueue = ObjectIdentifier(queue)
+    let configuration = URLSessionConfiguration.default
+    configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 0, diskPath: nil)
+    let session = URLSession(configuration: configuration, delegate: nil, delegateQueue: queue)
+    defer { session.finishTasksAndInvalidate() }
+    let bag = CancelBag()
+    let id = "queue-\(ending.rawValue)"
+    let url =
+      ending == .completes
+      ? server.url("/bytes?size=2048&id=\(id)")
+      : server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
+    let (handlerQueue, error) = await withCheckedContinuation { continuation in
+      let task = session.dataTask(with: url, in: bag) { _, _, error in
+        continuation.resume(returning: (OperationQueue.current.map(ObjectIdentifier.init), error))
+      }
+      if ending == .cancelledBeforeResume { bag.end() }
+      task.resume()
+      if ending == .cancelledMidTransfer {
+        Task {
+          await server.expectRecord(id: id) { $0.bytesSent > 0 }
+          bag.cancelAll()
+        }
+      }
+    }
+    #expect(handlerQueue == delegateQueue, "the handler ran on another queue")
+    if ending == .completes {
+      #expect(error == nil)
+    } else {
+      #expect((error as? URLError)?.code == .cancelled)
+    }
+  }
 }

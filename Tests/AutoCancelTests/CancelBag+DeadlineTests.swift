@@ -2,6 +2,31 @@
 import AutoCancelTestSupport
 import Testing
 
+/// The task running the caller, nil outside a task; equal for the same task.
+private func currentTask() -> Int? { withUnsafeCurrentTask { $0?.hashValue } }
+
+/// A manual clock that notes the task of each sleeper: a timer's task.
+@available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+private struct TaskNotingClock: Clock {
+  let base = ManualClock()
+  let sleepingTasks = Protected<[Int?]>([])
+
+  var now: ManualClock.Instant { base.now }
+  var minimumResolution: Duration { base.minimumResolution }
+
+  func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+    sleepingTasks.withLock { $0.append(currentTask()) }
+    try await base.sleep(until: deadline, tolerance: tolerance)
+  }
+}
+
+/// Work that notes the task that cancels it (nil outside a task).
+private final class TaskNotingWork: AutoCancellable, Sendable {
+  private let tasks = Protected<[Int?]>([])
+  func cancel() { tasks.withLock { $0.append(currentTask()) } }
+  var cancellingTasks: [Int?] { tasks.current }
+}
+
 @Suite("Deadlines", timeLimit(minutes: 1))
 struct DeadlineTests {
   @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
@@ -110,5 +135,28 @@ struct DeadlineTests {
     }.value
     #expect(reason == .timedOut)
     #expect(bag.count == 0)
+  }
+
+  @Test(
+    "cancel from the task of their timer, for an item's timeout or the bag's deadline",
+    arguments: [false, true])
+  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+  func cancelFromTheTimersTask(bagDeadline: Bool) async {
+    let clock = TaskNotingClock()
+    let bag = CancelBag()
+    let work = TaskNotingWork()
+    let deadline = clock.now.advanced(by: .seconds(10))
+    if bagDeadline {
+      bag.add(work)
+      bag.setDeadline(deadline, clock: clock)
+    } else {
+      bag.add(work).cancel(at: deadline, clock: clock)
+    }
+    await clock.base.waitForSleepers(1)
+    clock.base.advance(by: .seconds(10))
+    await waitUntil("the timer cancels the work") { !work.cancellingTasks.isEmpty }
+    let timers = clock.sleepingTasks.current
+    #expect(timers.count == 1 && timers[0] != nil && timers[0] != currentTask())
+    #expect(work.cancellingTasks == timers)
   }
 }

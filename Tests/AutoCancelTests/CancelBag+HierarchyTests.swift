@@ -1,8 +1,49 @@
 import AutoCancelTestSupport
 @testable import AutoCancel
+import AutoCancelTestSupport
+import Foundation
 import Testing
 
-@Suite("A child bag")
+/// Work that notes the threads that cancel it.
+private final class ThreadNotingWork: AutoCancellable, Sendable {
+  private let threads = Protected<[ObjectIdentifier]>([])
+  func cancel() { threads.withLock { $0.append(ObjectIdentifier(Thread.current)) } }
+  var cancellingThreads: [ObjectIdentifier] { threads.current }
+}
+
+/// What a source bag (a parent, or a link's source) does on a thread of its own.
+enum SourceCause: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  case cancelAll, end, release
+  var testDescription: String { rawValue }
+
+  /// Does it to the bag in `source`; `release` drops the box's reference, the last one.
+  func apply(to source: Protected<CancelBag?>) {
+    switch self {
+    case .cancelAll: source.withLock { $0 }!.cancelAll()
+    case .end: source.withLock { $0 }!.end()
+    case .release:
+      let last = source.withLock { bag in
+        defer { bag = nil }
+        return bag
+      }
+      withExtendedLifetime(last) {}
+    }
+  }
+
+  /// Applies this cause to `source` on a new thread, and returns that thread and the threads
+  /// that had cancelled `work` when it returned, both taken on that thread (alive throughout,
+  /// so no other thread can share its identity).
+  fileprivate func apply(
+    to source: Protected<CancelBag?>, watching work: ThreadNotingWork
+  ) async -> (thread: ObjectIdentifier, cancels: [ObjectIdentifier]) {
+    await onNewThread {
+      apply(to: source)
+      return (ObjectIdentifier(Thread.current), work.cancellingThreads)
+    }
+  }
+}
+
+@Suite("A child bag", timeLimit(minutes: 1))
 struct ChildBagTests {
   @Test("ends with reason parentEnded when its parent ends")
   func endsWithParent() {
@@ -73,6 +114,18 @@ struct ChildBagTests {
     #expect(parent.slotCount <= 64)
   }
 
+  @Test(
+    "has its work cancelled on the thread that cancels, ends or releases its parent, before that returns",
+    arguments: SourceCause.allCases)
+  func followsOnTheParentsThread(cause: SourceCause) async {
+    let parent = Protected<CancelBag?>(CancelBag())
+    let child = CancelBag(parent: parent.withLock { $0! })
+    let work = ThreadNotingWork()
+    child.add(work)
+    let (thread, cancels) = await cause.apply(to: parent, watching: work)
+    #expect(cancels == [thread])
+  }
+
   @Test("is not kept alive by its parent")
   func notRetainedByParent() {
     let parent = CancelBag()
@@ -112,7 +165,7 @@ struct ChildBagTests {
   }
 }
 
-@Suite("A linked bag")
+@Suite("A linked bag", timeLimit(minutes: 1))
 struct LinkedBagTests {
   @Test("ends with reason linkEnded when any of its sources ends")
   func endsWhenAnySourceEnds() {
@@ -125,6 +178,20 @@ struct LinkedBagTests {
     #expect(work.reasons == [.linkEnded])
     #expect(upload.endReason == .linkEnded)
     #expect(document.linkCount == 0)
+  }
+
+  @Test(
+    "has its work cancelled on the thread that ends or releases a source, before that returns",
+    arguments: [SourceCause.end, .release])
+  func followsOnTheSourcesThread(cause: SourceCause) async {
+    let source = Protected<CancelBag?>(CancelBag())
+    let other = CancelBag()
+    let linked = CancelBag(linkedTo: [source.withLock { $0! }, other])
+    let work = ThreadNotingWork()
+    linked.add(work)
+    let (thread, cancels) = await cause.apply(to: source, watching: work)
+    #expect(cancels == [thread])
+    withExtendedLifetime(other) {}
   }
 
   @Test("ends when a source is deinitialized, without retaining it")

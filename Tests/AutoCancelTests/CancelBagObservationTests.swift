@@ -1,8 +1,9 @@
-import AutoCancelTestSupport
 @testable import AutoCancel
+import AutoCancelTestSupport
+import Foundation
 import Testing
 
-@Suite("A bag's observation")
+@Suite("A bag's observation", timeLimit(minutes: 1))
 struct CancelBagObservationTests {
   final class Events: Sendable {
     private let state = Protected<[CancelBagEvent]>([])
@@ -78,5 +79,72 @@ struct CancelBagObservationTests {
     bag.cancelAll()
     #expect(counts.withLock { $0 } == [1, 0, 1, 0])
     bag.end()  // releases the handler, and with it the bag it captured
+  }
+
+  @Test("delivers each event on the thread that caused it, before that call returns")
+  func eventsArriveOnTheCausingThread() async {
+    let bag = CancelBag()
+    let heard = Protected<[(kind: CancelBagEvent.Kind, thread: ObjectIdentifier)]>([])
+    bag.observe { event in
+      heard.withLock { $0.append((event.kind, ObjectIdentifier(Thread.current))) }
+    }
+    // Each step runs on a thread of its own and takes, on that thread, what was heard: the
+    // thread is alive throughout, so no other thread can share its identity.
+    func step(
+      _ name: String, expecting kinds: [CancelBagEvent.Kind],
+      _ body: @escaping @Sendable () -> Void
+    ) async {
+      let (thread, events) = await onNewThread {
+        body()
+        return (
+          ObjectIdentifier(Thread.current),
+          heard.withLock { heard in
+            defer { heard = [] }
+            return heard
+          }
+        )
+      }
+      #expect(events.map(\.kind) == kinds, "\(name)")
+      #expect(events.allSatisfy { $0.thread == thread }, "\(name): heard on another thread")
+    }
+    let first = Protected<CancelRegistration?>(nil)
+    let keyed = Protected<CancelRegistration?>(nil)
+    await step("add", expecting: [.registered]) {
+      let registration = bag.add(RecordingWork())
+      first.withLock { $0 = registration }
+    }
+    await step("finish", expecting: [.finished]) { first.withLock { $0 }!.finish() }
+    await step("add under a key", expecting: [.registered]) {
+      bag.add(RecordingWork(), key: "k")
+    }
+    await step("replace under the key", expecting: [.cancelled(.replaced), .registered]) {
+      let registration = bag.add(RecordingWork(), key: "k")
+      keyed.withLock { $0 = registration }
+    }
+    await step("cancel a registration", expecting: [.cancelled(.explicit)]) {
+      keyed.withLock { $0 }!.cancel()
+    }
+    await step("add", expecting: [.registered]) { bag.add(RecordingWork()) }
+    await step("cancel all", expecting: [.cancelled(.custom("left"))]) {
+      bag.cancelAll(reason: .custom("left"))
+    }
+    await step("add", expecting: [.registered]) { bag.add(RecordingWork()) }
+    await step("end", expecting: [.cancelled(.custom("signed out"))]) {
+      bag.end(reason: .custom("signed out"))
+    }
+    let dropped = CancelBag()
+    dropped.observe { event in
+      heard.withLock { $0.append((event.kind, ObjectIdentifier(Thread.current))) }
+    }
+    dropped.add(RecordingWork())
+    heard.withLock { $0 = [] }
+    let owned = Protected<CancelBag?>(consume dropped)
+    await step("drop the last reference", expecting: [.cancelled(.ownerGone)]) {
+      let last = owned.withLock { bag in
+        defer { bag = nil }
+        return bag
+      }
+      withExtendedLifetime(last) {}
+    }
   }
 }

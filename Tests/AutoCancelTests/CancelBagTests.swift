@@ -384,7 +384,7 @@ struct CancelBagKeyTests {
   }
 }
 
-@Suite("A CancelBag whose work calls back into it from cancel()")
+@Suite("A CancelBag whose work calls back into it from cancel()", timeLimit(minutes: 1))
 struct CancelBagReentrancyTests {
   /// What triggers the cancellation of the re-entrant work.
   enum Trigger: String, CaseIterable, CustomTestStringConvertible, Sendable {

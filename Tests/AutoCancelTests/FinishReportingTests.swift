@@ -25,6 +25,24 @@ private final class ImageRequest: FinishReporting, Sendable {
   var askCount: Int { state.withLock { $0.asks } }
 }
 
+/// A request whose `isFinished` holds the sweep that asks it until the test lets it go.
+private final class HeldRequest: FinishReporting, Sendable {
+  /// Fires when a sweep first asks.
+  let asked = Signal()
+  /// Lets the sweep's question return.
+  let answer = Gate()
+  private let finished = Protected(false)
+
+  func complete() { finished.withLock { $0 = true } }
+  func cancel() {}
+
+  var isFinished: Bool {
+    asked.fire()
+    answer.wait()
+    return finished.current
+  }
+}
+
 /// Something a piece of work holds, to see whether finished work is freed.
 private final class Payload: Sendable {}
 
@@ -51,7 +69,7 @@ private final class Uploader: AutoCancelOwner, Sendable {
   }
 }
 
-@Suite("Work bound with the one-liner")
+@Suite("Work bound with the one-liner", timeLimit(minutes: 3))
 struct FinishReportingTests {
   @Test("leaves a long-lived owner by itself: 100,000 tasks, one after another, leave no trace")
   func finishedTasksLeave() async {
@@ -185,5 +203,30 @@ struct FinishReportingTests {
     #expect(bag.count == BagState.minimumSweepThreshold)
     bag.end()
     #expect(request.cancelCount == 0)
+  }
+
+  @Test("a sweep never touches newer work that took the slot of work it found finished")
+  func sweepSparesNewerWorkInAReusedSlot() async {
+    let bag = CancelBag()
+    let held = HeldRequest()
+    let heldRegistration = bag.add(held)
+    let running = (1..<BagState.minimumSweepThreshold).map { _ in ImageRequest() }
+    for request in running.dropLast() { bag.add(request) }
+    // The last add is due for a sweep, which asks `held` first and waits for its answer.
+    async let sweep: Void = onNewThread { bag.add(running.last!) }
+    await held.asked.wait()
+    // Meanwhile the work completes and leaves, and newer work takes its slot, the only free one.
+    held.complete()
+    heldRegistration.finish()
+    let slots = bag.slotCount
+    let newer = RecordingWork()
+    let newerRegistration = bag.add(newer)
+    #expect(bag.slotCount == slots, "the newer work did not reuse the freed slot")
+    held.answer.open()
+    await sweep
+    #expect(newerRegistration.isActive)
+    #expect(bag.count == BagState.minimumSweepThreshold)
+    bag.cancelAll()
+    #expect(newer.reasons == [.explicit])
   }
 }

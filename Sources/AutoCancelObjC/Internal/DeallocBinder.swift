@@ -1,6 +1,5 @@
 import AutoCancel
 import Dispatch
-import Foundation
 
 /// Binds work to any object through the holder attached to it, creating that holder exactly
 /// once.
@@ -11,13 +10,12 @@ import Foundation
 /// ours), and created and attached under `creation` after a second look, so exactly one holder
 /// is ever attached to an object. Creating it runs no user code, so one lock serves every
 /// object; it is taken only while an object has no holder yet.
-final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCanceller>:
-  @unchecked Sendable
-{
-  // Safety: `store` and `canceller` are immutable and `Sendable`; `creation` is a lock.
+final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCanceller>: Sendable {
   let store: Store
   let canceller: Canceller
-  private let creation = NSLock()
+  /// How many holders this binder attached. Its lock makes the second look and the attach
+  /// one step.
+  private let creation = Locked(0)
 
   init(store: Store, canceller: Canceller) {
     self.store = store
@@ -27,10 +25,11 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
   /// The holder attached to `object`, attached now if it had none.
   func holder(for object: Store.Object) -> DeallocHolder {
     if let holder = store.holder(of: object) { return holder }
-    return creation.withLock {
+    return creation.withLock { attached in
       if let holder = store.holder(of: object) { return holder }
       let holder = DeallocHolder()
       store.attach(holder, to: object)
+      attached += 1
       return holder
     }
   }

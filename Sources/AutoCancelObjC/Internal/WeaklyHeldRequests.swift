@@ -1,5 +1,4 @@
 import AutoCancel
-import Foundation
 
 /// Untyped requests held weakly, and purged in amortized O(1) once they are gone.
 ///
@@ -9,20 +8,18 @@ import Foundation
 /// the number of boxes reaches twice what the last sweep kept (at least
 /// ``minimumSweepThreshold``), never on every add: each sweep examines at most twice the adds
 /// since the previous one, and the bag holds fewer than `max(16, 2 × live)` untyped requests.
-final class WeaklyHeldRequests: @unchecked Sendable {
-  // Safety: `state` is only touched under `lock`.
-  private let lock = NSLock()
-  private var state = State()
+final class WeaklyHeldRequests: Sendable {
+  private let state = Locked(State())
 
   /// The fewest boxes a sweep waits for.
   static let minimumSweepThreshold = 16
 
-  private struct Entry {
+  private struct Entry: Sendable {
     let request: WeakRequest
     let registration: CancelRegistration
   }
 
-  private struct State {
+  private struct State: Sendable {
     var entries: [Entry] = []
     var sweepThreshold = WeaklyHeldRequests.minimumSweepThreshold
     /// Boxes examined by every sweep so far: the cost that must stay linear in the adds.
@@ -33,7 +30,7 @@ final class WeaklyHeldRequests: @unchecked Sendable {
   func add(_ request: AnyObject, to bag: CancelBag, canceller: some UntypedCanceller) {
     let box = WeakRequest(request)
     let registration = bag.add { _ in box.cancel(using: canceller) }
-    let gone: [CancelRegistration] = lock.withLock {
+    let gone: [CancelRegistration] = state.withLock { state in
       state.entries.append(Entry(request: box, registration: registration))
       guard state.entries.count >= state.sweepThreshold else { return [] }
       state.examined += state.entries.count
@@ -51,8 +48,8 @@ final class WeaklyHeldRequests: @unchecked Sendable {
   }
 
   /// The boxes held now, gone or not.
-  var count: Int { lock.withLock { state.entries.count } }
+  var count: Int { state.withLock { $0.entries.count } }
 
   /// Boxes examined by every sweep so far.
-  var examined: Int { lock.withLock { state.examined } }
+  var examined: Int { state.withLock { $0.examined } }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// The shared state of one server: its listener, its open connections, the request records,
 /// and the tasks waiting on them.
 ///
-/// Threads (the accept loop and one per connection) hold the core, never the public
+/// Threads (the accept loop and one per connection) hold the core, never the front
 /// ``LoopbackHTTPServer``, so dropping the server runs its `deinit`, which stops the core.
 final class ServerCore: @unchecked Sendable {
   // Safety: every mutable property is in `state`, which is touched only inside `lock`.

@@ -1,0 +1,66 @@
+import AutoCancel
+import AutoCancelTestSupport
+import Dispatch
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+@testable import AutoCancelNetworking
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite("The task canceller", timeLimit(minutes: 1))
+struct TaskCancellerTests {
+  let server: TestServer
+
+  init() throws {
+    server = TestServer()
+    try server.start()
+  }
+
+  /// How the task is bound to its bag.
+  enum Binding: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case helper, rawTask
+    var testDescription: String { rawValue }
+  }
+
+  @Test(
+    "never calls URLSessionTask.cancel() inline: the bag's cancel returns, the task still running, while the canceller's queue is held",
+    arguments: Binding.allCases)
+  func neverCancelsInline(binding: Binding) async throws {
+    let session = makeCachingSession()
+    defer { session.finishTasksAndInvalidate() }
+    let bag = CancelBag()
+    let id = "inline-\(binding.rawValue)"
+    let url = server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
+    let task: URLSessionTask
+    let cancelQueue: DispatchQueue
+    switch binding {
+    case .helper:
+      task = session.dataTask(with: url, in: bag) { _, _, _ in }
+      cancelQueue = SessionRegistry.route(for: session, kind: .data).cancelQueue
+    case .rawTask:
+      task = session.dataTask(with: url)
+      bag.add(task)
+      cancelQueue = TaskCanceller.sharedQueue(for: task)
+    }
+    task.resume()
+    await server.expectRecord(id: id) { $0.bytesSent > 0 }
+    // Hold the queue that runs the library's cancels: a cancel made there waits, one made
+    // inline would not.
+    let holding = Signal()
+    let release = Gate()
+    cancelQueue.async {
+      holding.fire()
+      release.wait()
+    }
+    await holding.wait()
+    bag.cancelAll()
+    #expect(task.state == .running, "URLSessionTask.cancel() ran on the cancelling thread")
+    release.open()
+    let record = await server.expectRecord(id: id)
+    #expect(record?.clientWentAway == true)
+  }
+}
