@@ -38,19 +38,20 @@ import Dispatch
 public final class CancelBag: Sendable, CustomDebugStringConvertible {
   @usableFromInline let core: BagCore
 
+  /// The name given at creation, if any.
+  public let label: String?
+
   /// Makes an empty bag.
   ///
   /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`.
   public init(label: String? = nil) {
-    core = BagCore(label: label)
+    core = BagCore()
+    self.label = label
   }
 
   deinit {
     core.end(reason: .ownerGone)
   }
-
-  /// The name given at creation, if any.
-  public var label: String? { core.label }
 
   // MARK: Adding work
 

@@ -12,8 +12,8 @@ import Dispatch
 struct BagCore: Sendable {
   private let locked: Locked<BagState>
 
-  init(label: String?) {
-    locked = Locked(BagState(label: label))
+  init() {
+    locked = Locked(BagState())
   }
 
   @inline(__always)
@@ -45,7 +45,7 @@ struct BagCore: Sendable {
     if details == nil {
       // The common case, kept short: plain work, an open bag, nobody observing.
       let ticket: Ticket? = withLock { state in
-        guard state.endReason == nil, state.observers.isEmpty else { return nil }
+        guard state.endReason == nil, !state.isObserved else { return nil }
         return state.place(work, flags: flags)
       }
       if let ticket { return ticket }
@@ -144,7 +144,7 @@ struct BagCore: Sendable {
     var (removed, observers, links): (TakenItems, [Observer]?, [StoredWork]) = withLock {
       state in
       let removed = state.removeAll(keepingLinks: true)
-      let links = state.links.isEmpty ? [] : Array(state.links.values)
+      let links = state.extras.map { Array($0.links.values) } ?? []
       return (removed, state.observersToNotify, links)
     }
     removed.forEachOldestFirst { finishCancelling($0, reason: reason, observers: observers) }
@@ -155,43 +155,41 @@ struct BagCore: Sendable {
   /// cancels whatever is added later. Returns false if it had already ended.
   @discardableResult
   func end(reason: CancellationReason) -> Bool {
-    let decision: EndDecision? = withLock { state in
-      guard state.endReason == nil else { return nil }
+    let decision: EndDecision = withLock { state in
+      guard state.endReason == nil else { return .alreadyEnded }
       state.endReason = reason
-      if state.count == 0 && state.linkCount == 0 && state.observers.isEmpty
-        && state.memberships.isEmpty && state.deadlineTimer == nil
-      {
+      guard state.count > 0 || state.extras != nil else {
         // Nothing to cancel or tell: the common end of a screen whose work all finished.
-        return EndDecision.nothing
+        return .nothingHeld
       }
-      let decision = EndDecision(
-        removed: state.removeAll(keepingLinks: false), observers: state.observersToNotify,
-        memberships: state.memberships, deadlineTimer: state.deadlineTimer)
+      let removed = state.removeAll(keepingLinks: false)
       // Nothing that came from users outlives the end: observers, memberships, timer.
-      state.observers = []
-      state.memberships = []
-      state.deadlineTimer = nil
-      return decision
+      defer { state.extras = nil }
+      return .cancel(removed, extras: state.extras)
     }
-    guard var decision else { return false }
-    decision.deadlineTimer?._cancel(for: reason)
-    for membership in decision.memberships { membership.finish() }
-    decision.removed.forEachOldestFirst {
-      finishCancelling($0, reason: reason, observers: decision.observers)
+    switch decision {
+    case .alreadyEnded:
+      return false
+    case .nothingHeld:
+      return true
+    case .cancel(var removed, let extras):
+      extras?.deadlineTimer?._cancel(for: reason)
+      for membership in extras?.memberships ?? [] { membership.finish() }
+      let observers = extras?.observersToNotify
+      removed.forEachOldestFirst {
+        finishCancelling($0, reason: reason, observers: observers)
+      }
+      return true
     }
-    return true
   }
 
-  private struct EndDecision {
-    var removed: TakenItems
-    var observers: [Observer]?
-    var memberships: [CancelRegistration]
-    var deadlineTimer: StoredWork?
-
-    /// The end of a bag that holds nothing and has no one to tell.
-    static let nothing = EndDecision(
-      removed: TakenItems(slots: [], details: [:]), observers: nil, memberships: [],
-      deadlineTimer: nil)
+  private enum EndDecision {
+    case alreadyEnded
+    /// The bag held no work and had no one to tell.
+    case nothingHeld
+    /// Work to cancel, and the extras taken out of the state (observers to tell, memberships
+    /// to finish, the deadline's timer to stop).
+    case cancel(TakenItems, extras: BagExtras?)
   }
 
   /// Cancels work already taken out of the table, and tells observers. Never under the lock.
@@ -209,7 +207,7 @@ struct BagCore: Sendable {
   func addMembership(_ membership: CancelRegistration) {
     let accepted = withLock { state in
       guard state.endReason == nil else { return false }
-      state.memberships.append(membership)
+      state.makeExtras().memberships.append(membership)
       return true
     }
     if !accepted { membership.finish() }
@@ -226,8 +224,9 @@ struct BagCore: Sendable {
   func setDeadlineTimer(_ timer: StoredWork) {
     let previous: StoredWork? = withLock { state in
       guard state.endReason == nil else { return timer }
-      defer { state.deadlineTimer = timer }
-      return state.deadlineTimer
+      let extras = state.makeExtras()
+      defer { extras.deadlineTimer = timer }
+      return extras.deadlineTimer
     }
     previous?.cancel()
   }
@@ -237,9 +236,10 @@ struct BagCore: Sendable {
   func addObserver(_ handler: @escaping @Sendable (CancelBagEvent) -> Void) -> Int? {
     withLock { state in
       guard state.endReason == nil else { return nil }
-      let id = state.nextObserverID
-      state.nextObserverID += 1
-      state.observers.append(Observer(id: id, handler: handler))
+      let extras = state.makeExtras()
+      let id = extras.nextObserverID
+      extras.nextObserverID += 1
+      extras.observers.append(Observer(id: id, handler: handler))
       return id
     }
   }
@@ -247,8 +247,9 @@ struct BagCore: Sendable {
   func removeObserver(id: Int) {
     // The removed closure is released after the lock, with the returned array.
     _ = withLock { state -> [Observer] in
-      let old = state.observers
-      state.observers.removeAll { $0.id == id }
+      guard let extras = state.extras else { return [] }
+      let old = extras.observers
+      extras.observers.removeAll { $0.id == id }
       return old
     }
   }
@@ -272,16 +273,16 @@ struct BagCore: Sendable {
 
   var count: Int { withLock { $0.count } }
   var endReason: CancellationReason? { withLock { $0.endReason } }
-  var label: String? { withLock { $0.label } }
 
   /// The items in flight, oldest first.
   func snapshot() -> [CancelBagItem] {
     let now = DispatchTime.now().uptimeNanoseconds
     let items: [(StoredWork, UInt64, ItemDetails?)] = withLock { state in
-      state.table.slots.compactMap { slot in
+      let details = state.details
+      return state.table.slots.compactMap { slot in
         guard let work = slot.work else { return nil }
         let sequence = slot.sequence
-        return (work, sequence, slot.flags.contains(.detailed) ? state.details[sequence] : nil)
+        return (work, sequence, slot.flags.contains(.detailed) ? details[sequence] : nil)
       }
     }
     return
