@@ -38,34 +38,44 @@ struct BagCore: Sendable {
   ///
   /// Returns a plain value, so that inlinable callers build the registration themselves and
   /// the optimizer can drop the registration's retain of the core when it is discarded.
+  ///
+  /// Work flagged ``ItemFlags/reportsFinish`` may start a sweep of the finished ones: decided
+  /// in the same lock trip as the add, and done after it.
   @usableFromInline
   func addTicket(
     _ work: StoredWork, flags: ItemFlags = [], details: ItemDetails? = nil
   ) -> Ticket {
     if details == nil {
       // The common case, kept short: plain work, an open bag, nobody observing.
-      let ticket: Ticket? = withLock { state in
+      let added: (Ticket, [SweepCandidate]?)? = withLock { state in
         guard state.endReason == nil, !state.isObserved else { return nil }
-        return state.place(work, flags: flags)
+        let ticket = state.place(work, flags: flags)
+        return (ticket, flags.contains(.reportsFinish) ? state.takeFinishReportersIfDue() : nil)
       }
-      if let ticket { return ticket }
+      if let (ticket, candidates) = added {
+        if let candidates { sweep(candidates) }
+        return ticket
+      }
     }
     let outcome: AddOutcome = withLock { state in
       if let reason = state.endReason { return .rejected(reason) }
       let (ticket, replaced) = state.insert(work, flags: flags, details: details)
-      return .added(ticket, replaced: replaced, observers: state.observersToNotify)
+      return .added(
+        ticket, replaced: replaced, observers: state.observersToNotify,
+        candidates: flags.contains(.reportsFinish) ? state.takeFinishReportersIfDue() : nil)
     }
     switch outcome {
     case .rejected(let reason):
       work._cancel(for: reason)
       return .inactive
-    case .added(let ticket, let replaced, let observers):
+    case .added(let ticket, let replaced, let observers, let candidates):
       if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
       if let observers, !flags.contains(.link) {
         let item = CancelBagItem(
           work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
         notify(observers, CancelBagEvent(kind: .registered, item: item))
       }
+      if let candidates { sweep(candidates) }
       return ticket
     }
   }
@@ -73,26 +83,24 @@ struct BagCore: Sendable {
   /// Registers work that reports `isFinished`, and sweeps the finished ones once enough of
   /// it was added since the last sweep.
   func addReportingFinish(_ work: StoredWork, details: ItemDetails?) -> CancelRegistration {
-    let registration = add(work, flags: .reportsFinish, details: details)
-    sweepFinishedIfDue()
-    return registration
+    add(work, flags: .reportsFinish, details: details)
   }
 
-  /// Asks the work that reports `isFinished` whether it is done, outside the lock (it is the
-  /// user's code), and finishes the registrations of what says yes.
+  /// Asks the work taken for a sweep whether it is done, outside the lock (it is the user's
+  /// code), and finishes the registrations of what says yes.
   ///
   /// Amortized O(1) per add: a sweep asks at most the work added since the last sweep plus
   /// that sweep's survivors, and the next one waits for twice as many survivors. Finishing
   /// goes by ticket, so a slot reused meanwhile by newer work is never touched.
-  func sweepFinishedIfDue() {
-    guard let candidates = withLock({ $0.takeFinishReportersIfDue() }) else { return }
+  private func sweep(_ candidates: [SweepCandidate]) {
     var finished: [Ticket] = []
+    finished.reserveCapacity(candidates.count)
     var survivors: [Ticket] = []
-    for (ticket, work) in candidates {
-      if (work as? any FinishReporting)?.isFinished == true {
-        finished.append(ticket)
+    for candidate in candidates {
+      if candidate.work._isFinished() {
+        finished.append(candidate.ticket)
       } else {
-        survivors.append(ticket)
+        survivors.append(candidate.ticket)
       }
     }
     let (removed, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
@@ -107,7 +115,8 @@ struct BagCore: Sendable {
 
   private enum AddOutcome {
     case rejected(CancellationReason)
-    case added(Ticket, replaced: RemovedItem?, observers: [Observer]?)
+    case added(
+      Ticket, replaced: RemovedItem?, observers: [Observer]?, candidates: [SweepCandidate]?)
   }
 
   // MARK: Ending one item

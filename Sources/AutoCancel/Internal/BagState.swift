@@ -1,3 +1,12 @@
+/// Work that reports `isFinished`, taken under the lock to be asked after it, with its ticket.
+///
+/// A struct rather than a tuple: an array of tuples is destroyed through the runtime's
+/// generic tuple witnesses, a cost every sweep paid per item.
+struct SweepCandidate {
+  var ticket: Ticket
+  var work: StoredWork
+}
+
 /// An observer of a bag's events.
 struct Observer: Sendable {
   var id: Int
@@ -21,7 +30,7 @@ struct BagState: Sendable {
   /// How long `finishReporters` may grow before the next sweep.
   var sweepThreshold = BagState.minimumSweepThreshold
   /// The smallest sweep threshold: small enough that finished work leaves soon, large enough
-  /// that a sweep is worth its two lock trips.
+  /// that a sweep is worth its extra lock trip.
   static let minimumSweepThreshold = 32
   /// Links, keys, details, observers, memberships, deadline: nil until one is needed, and
   /// again once the bag ended.
@@ -153,15 +162,15 @@ struct BagState: Sendable {
 
   /// The work that reports `isFinished`, to ask outside the lock, once enough of it was
   /// added since the last sweep; nil until then.
-  mutating func takeFinishReportersIfDue() -> [(Ticket, StoredWork)]? {
+  mutating func takeFinishReportersIfDue() -> [SweepCandidate]? {
     guard finishReporters.count >= sweepThreshold else { return nil }
-    let tickets = finishReporters
-    finishReporters = []
-    var candidates: [(Ticket, StoredWork)] = []
-    candidates.reserveCapacity(tickets.count)
-    for ticket in tickets where contains(ticket) {
-      candidates.append((ticket, table.work(at: ticket.index)))
+    var candidates: [SweepCandidate] = []
+    candidates.reserveCapacity(finishReporters.count)
+    for ticket in finishReporters where contains(ticket) {
+      candidates.append(SweepCandidate(ticket: ticket, work: table.work(at: ticket.index)))
     }
+    // Kept, so that the list does not grow again from nothing before every sweep.
+    finishReporters.removeAll(keepingCapacity: true)
     return candidates
   }
 
