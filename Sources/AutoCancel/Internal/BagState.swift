@@ -16,7 +16,7 @@ struct Observer: Sendable {
 /// Everything a bag knows, guarded by its lock. Methods only decide and return what to do;
 /// they never call work, observers or continuations.
 ///
-/// What every bag uses is stored here; the rest waits in ``BagExtras`` until first needed.
+/// What every bag uses is stored here; the rest waits in `BagExtras` until first needed.
 struct BagState: Sendable {
   /// Work in flight, links excluded.
   var table = SlotTable()
