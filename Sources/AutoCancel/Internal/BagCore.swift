@@ -186,7 +186,9 @@ struct BagCore: Sendable {
       defer { state.extras = nil }
       return .cancel(removed, extras: state.extras)
     }
-    switch decision {
+    // Consumed, so that the slots taken are held once and cancelled in place: matched from a
+    // live value, they would be copied, an allocation and a retain per item.
+    switch consume decision {
     case .alreadyEnded:
       return false
     case .nothingHeld:
