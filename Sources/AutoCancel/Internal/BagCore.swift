@@ -135,6 +135,8 @@ struct BagCore: Sendable {
   @usableFromInline
   func finish(_ ticket: Ticket) {
     guard let (removed, observers) = remove(ticket) else { return }
+    // Plain work, unobserved (the common finish): nothing to stop or tell.
+    guard removed.details != nil || observers != nil else { return }
     removed.details?.timer?.cancel()
     notify(observers, .finished, removed)
   }
