@@ -111,11 +111,20 @@ struct BagCore: Sendable {
         survivors.append(candidate.ticket)
       }
     }
-    let (removed, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
+    let (toTell, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
       state.keepFinishReporters(survivors)
-      return (finished.compactMap { state.remove($0) }, state.observersToNotify)
+      let observers = state.observersToNotify
+      var toTell: [RemovedItem] = []
+      for ticket in finished {
+        // Plain, unobserved work is just dropped: `candidates` still holds it, so its last
+        // release comes after the lock, with them.
+        guard let item = state.remove(ticket), item.details != nil || observers != nil
+        else { continue }
+        toTell.append(item)
+      }
+      return (toTell, observers)
     }
-    for item in removed {
+    for item in toTell {
       item.details?.timer?.cancel()
       notify(observers, .finished, item)
     }
