@@ -204,6 +204,11 @@ struct BagCore: Sendable {
       return false
     case .nothingHeld:
       return true
+    case .cancel(var removed, nil):
+      // Plain work and nobody to tell (no details, links, observers, memberships or timer):
+      // only the cancels, without an item to describe each one.
+      removed.forEachWorkOldestFirst { $0._cancel(for: reason) }
+      return true
     case .cancel(var removed, let extras):
       extras?.deadlineTimer?._cancel(for: reason)
       for membership in extras?.memberships ?? [] { membership.finish() }
