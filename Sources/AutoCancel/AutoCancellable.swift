@@ -38,12 +38,24 @@ public protocol AutoCancellable: Sendable {
   /// for reason-aware work); do not implement it. A requirement rather than a cast, so that
   /// the choice is made once, when the type conforms, instead of on every cancel.
   func _cancel(for reason: CancellationReason)
+
+  /// The bag's way to ask whether the work is done, so that it can leave by itself.
+  ///
+  /// Implemented for every conformer (false here, ``FinishReporting/isFinished`` for work
+  /// that reports it); do not implement it. A requirement rather than a cast, so that the
+  /// choice is made once, when the type conforms, instead of for every item a sweep asks.
+  func _isFinished() -> Bool
 }
 
 extension AutoCancellable {
   /// Cancels with ``cancel()``: this work does not take a reason.
   public func _cancel(for reason: CancellationReason) {
     cancel()
+  }
+
+  /// False: this work does not say when it is done.
+  public func _isFinished() -> Bool {
+    false
   }
 }
 

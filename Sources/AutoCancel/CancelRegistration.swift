@@ -28,9 +28,16 @@
 ///   registration is inert.
 /// - A registration is itself ``AutoCancellable``, so one bag's item can be put in another.
 public struct CancelRegistration: ReasonAwareCancellable, Hashable {
+  // The stored parts and the initializer are usable from inline code for the inlinable
+  // `finish()` and `CancelBag.add(_:key:label:)`: inlined together, the optimizer sees a
+  // registration that is discarded and drops its retain of the core.
+
+  /// The storage of the bag the work is in.
   @usableFromInline let core: BagCore
+  /// Where the work is in that storage.
   @usableFromInline let ticket: Ticket
 
+  /// A registration of the work of `ticket` in `core`.
   @usableFromInline
   init(core: BagCore, ticket: Ticket) {
     self.core = core

@@ -30,3 +30,10 @@ public protocol FinishReporting: AutoCancellable {
   /// Whether the work is done (completed, failed or cancelled) and will do nothing more.
   var isFinished: Bool { get }
 }
+
+extension FinishReporting {
+  /// Answers with ``isFinished``.
+  public func _isFinished() -> Bool {
+    isFinished
+  }
+}

@@ -8,12 +8,16 @@ import Dispatch
 /// The public ``CancelBag`` is a thin front whose `deinit` ends the core; registrations and
 /// launched tasks hold the core, never the front, so they cannot keep an owner's bag alive.
 /// Every method decides under the lock and acts (cancels work, calls observers) after it.
+///
+/// Usable from inline code, with `addTicket(_:flags:details:)` and `finish(_:)`, for the
+/// inlinable `CancelBag.add(_:key:label:)` and `CancelRegistration.finish()`: inlined into
+/// the caller, the pair drops the retain and release of a discarded registration.
 @usableFromInline
 struct BagCore: Sendable {
   private let locked: Locked<BagState>
 
-  init(label: String?) {
-    locked = Locked(BagState(label: label))
+  init() {
+    locked = Locked(BagState())
   }
 
   @inline(__always)
@@ -38,34 +42,48 @@ struct BagCore: Sendable {
   ///
   /// Returns a plain value, so that inlinable callers build the registration themselves and
   /// the optimizer can drop the registration's retain of the core when it is discarded.
+  ///
+  /// Work flagged `ItemFlags/reportsFinish` may start a sweep of the finished ones: decided
+  /// in the same lock trip as the add, and done after it.
+  ///
+  /// Usable from inline code for the inlinable `CancelBag.add(_:key:label:)`, which calls it
+  /// directly: a non-inlinable wrapper without `flags` cost the add+finish pair 10
+  /// instructions more (callgrind, release).
   @usableFromInline
   func addTicket(
     _ work: StoredWork, flags: ItemFlags = [], details: ItemDetails? = nil
   ) -> Ticket {
     if details == nil {
       // The common case, kept short: plain work, an open bag, nobody observing.
-      let ticket: Ticket? = withLock { state in
-        guard state.endReason == nil, state.observers.isEmpty else { return nil }
-        return state.place(work, flags: flags)
+      let added: (Ticket, [SweepCandidate]?)? = withLock { state in
+        guard state.endReason == nil, !state.isObserved else { return nil }
+        let ticket = state.place(work, flags: flags)
+        return (ticket, flags.contains(.reportsFinish) ? state.takeFinishReportersIfDue() : nil)
       }
-      if let ticket { return ticket }
+      if let (ticket, candidates) = added {
+        if let candidates { sweep(candidates) }
+        return ticket
+      }
     }
     let outcome: AddOutcome = withLock { state in
       if let reason = state.endReason { return .rejected(reason) }
       let (ticket, replaced) = state.insert(work, flags: flags, details: details)
-      return .added(ticket, replaced: replaced, observers: state.observersToNotify)
+      return .added(
+        ticket, replaced: replaced, observers: state.observersToNotify,
+        candidates: flags.contains(.reportsFinish) ? state.takeFinishReportersIfDue() : nil)
     }
     switch outcome {
     case .rejected(let reason):
       work._cancel(for: reason)
       return .inactive
-    case .added(let ticket, let replaced, let observers):
+    case .added(let ticket, let replaced, let observers, let candidates):
       if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
       if let observers, !flags.contains(.link) {
         let item = CancelBagItem(
           work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
         notify(observers, CancelBagEvent(kind: .registered, item: item))
       }
+      if let candidates { sweep(candidates) }
       return ticket
     }
   }
@@ -73,33 +91,40 @@ struct BagCore: Sendable {
   /// Registers work that reports `isFinished`, and sweeps the finished ones once enough of
   /// it was added since the last sweep.
   func addReportingFinish(_ work: StoredWork, details: ItemDetails?) -> CancelRegistration {
-    let registration = add(work, flags: .reportsFinish, details: details)
-    sweepFinishedIfDue()
-    return registration
+    add(work, flags: .reportsFinish, details: details)
   }
 
-  /// Asks the work that reports `isFinished` whether it is done, outside the lock (it is the
-  /// user's code), and finishes the registrations of what says yes.
+  /// Asks the work taken for a sweep whether it is done, outside the lock (it is the user's
+  /// code), and finishes the registrations of what says yes.
   ///
   /// Amortized O(1) per add: a sweep asks at most the work added since the last sweep plus
   /// that sweep's survivors, and the next one waits for twice as many survivors. Finishing
   /// goes by ticket, so a slot reused meanwhile by newer work is never touched.
-  func sweepFinishedIfDue() {
-    guard let candidates = withLock({ $0.takeFinishReportersIfDue() }) else { return }
+  private func sweep(_ candidates: [SweepCandidate]) {
     var finished: [Ticket] = []
+    finished.reserveCapacity(candidates.count)
     var survivors: [Ticket] = []
-    for (ticket, work) in candidates {
-      if (work as? any FinishReporting)?.isFinished == true {
-        finished.append(ticket)
+    for candidate in candidates {
+      if candidate.work._isFinished() {
+        finished.append(candidate.ticket)
       } else {
-        survivors.append(ticket)
+        survivors.append(candidate.ticket)
       }
     }
-    let (removed, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
+    let (toTell, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
       state.keepFinishReporters(survivors)
-      return (finished.compactMap { state.remove($0) }, state.observersToNotify)
+      let observers = state.observersToNotify
+      var toTell: [RemovedItem] = []
+      for ticket in finished {
+        // Plain, unobserved work is just dropped: `candidates` still holds it, so its last
+        // release comes after the lock, with them.
+        guard let item = state.remove(ticket), item.details != nil || observers != nil
+        else { continue }
+        toTell.append(item)
+      }
+      return (toTell, observers)
     }
-    for item in removed {
+    for item in toTell {
       item.details?.timer?.cancel()
       notify(observers, .finished, item)
     }
@@ -107,15 +132,20 @@ struct BagCore: Sendable {
 
   private enum AddOutcome {
     case rejected(CancellationReason)
-    case added(Ticket, replaced: RemovedItem?, observers: [Observer]?)
+    case added(
+      Ticket, replaced: RemovedItem?, observers: [Observer]?, candidates: [SweepCandidate]?)
   }
 
   // MARK: Ending one item
 
   /// The work of `ticket` is done: forget it without cancelling. No-op if it already ended.
+  ///
+  /// Usable from inline code for the inlinable `CancelRegistration.finish()`.
   @usableFromInline
   func finish(_ ticket: Ticket) {
     guard let (removed, observers) = remove(ticket) else { return }
+    // Plain work, unobserved (the common finish): nothing to stop or tell.
+    guard removed.details != nil || observers != nil else { return }
     removed.details?.timer?.cancel()
     notify(observers, .finished, removed)
   }
@@ -144,7 +174,7 @@ struct BagCore: Sendable {
     var (removed, observers, links): (TakenItems, [Observer]?, [StoredWork]) = withLock {
       state in
       let removed = state.removeAll(keepingLinks: true)
-      let links = state.links.isEmpty ? [] : Array(state.links.values)
+      let links = state.extras.map { Array($0.links.values) } ?? []
       return (removed, state.observersToNotify, links)
     }
     removed.forEachOldestFirst { finishCancelling($0, reason: reason, observers: observers) }
@@ -155,43 +185,48 @@ struct BagCore: Sendable {
   /// cancels whatever is added later. Returns false if it had already ended.
   @discardableResult
   func end(reason: CancellationReason) -> Bool {
-    let decision: EndDecision? = withLock { state in
-      guard state.endReason == nil else { return nil }
+    let decision: EndDecision = withLock { state in
+      guard state.endReason == nil else { return .alreadyEnded }
       state.endReason = reason
-      if state.count == 0 && state.linkCount == 0 && state.observers.isEmpty
-        && state.memberships.isEmpty && state.deadlineTimer == nil
-      {
+      guard state.count > 0 || state.extras != nil else {
         // Nothing to cancel or tell: the common end of a screen whose work all finished.
-        return EndDecision.nothing
+        return .nothingHeld
       }
-      let decision = EndDecision(
-        removed: state.removeAll(keepingLinks: false), observers: state.observersToNotify,
-        memberships: state.memberships, deadlineTimer: state.deadlineTimer)
+      let removed = state.removeAll(keepingLinks: false)
       // Nothing that came from users outlives the end: observers, memberships, timer.
-      state.observers = []
-      state.memberships = []
-      state.deadlineTimer = nil
-      return decision
+      defer { state.extras = nil }
+      return .cancel(removed, extras: state.extras)
     }
-    guard var decision else { return false }
-    decision.deadlineTimer?._cancel(for: reason)
-    for membership in decision.memberships { membership.finish() }
-    decision.removed.forEachOldestFirst {
-      finishCancelling($0, reason: reason, observers: decision.observers)
+    // Consumed, so that the slots taken are held once and cancelled in place: matched from a
+    // live value, they would be copied, an allocation and a retain per item.
+    switch consume decision {
+    case .alreadyEnded:
+      return false
+    case .nothingHeld:
+      return true
+    case .cancel(var removed, nil):
+      // Plain work and nobody to tell (no details, links, observers, memberships or timer):
+      // only the cancels, without an item to describe each one.
+      removed.forEachWorkOldestFirst { $0._cancel(for: reason) }
+      return true
+    case .cancel(var removed, let extras):
+      extras?.deadlineTimer?._cancel(for: reason)
+      for membership in extras?.memberships ?? [] { membership.finish() }
+      let observers = extras?.observersToNotify
+      removed.forEachOldestFirst {
+        finishCancelling($0, reason: reason, observers: observers)
+      }
+      return true
     }
-    return true
   }
 
-  private struct EndDecision {
-    var removed: TakenItems
-    var observers: [Observer]?
-    var memberships: [CancelRegistration]
-    var deadlineTimer: StoredWork?
-
-    /// The end of a bag that holds nothing and has no one to tell.
-    static let nothing = EndDecision(
-      removed: TakenItems(slots: [], details: [:]), observers: nil, memberships: [],
-      deadlineTimer: nil)
+  private enum EndDecision {
+    case alreadyEnded
+    /// The bag held no work and had no one to tell.
+    case nothingHeld
+    /// Work to cancel, and the extras taken out of the state (observers to tell, memberships
+    /// to finish, the deadline's timer to stop).
+    case cancel(TakenItems, extras: BagExtras?)
   }
 
   /// Cancels work already taken out of the table, and tells observers. Never under the lock.
@@ -209,7 +244,7 @@ struct BagCore: Sendable {
   func addMembership(_ membership: CancelRegistration) {
     let accepted = withLock { state in
       guard state.endReason == nil else { return false }
-      state.memberships.append(membership)
+      state.makeExtras().memberships.append(membership)
       return true
     }
     if !accepted { membership.finish() }
@@ -226,8 +261,9 @@ struct BagCore: Sendable {
   func setDeadlineTimer(_ timer: StoredWork) {
     let previous: StoredWork? = withLock { state in
       guard state.endReason == nil else { return timer }
-      defer { state.deadlineTimer = timer }
-      return state.deadlineTimer
+      let extras = state.makeExtras()
+      defer { extras.deadlineTimer = timer }
+      return extras.deadlineTimer
     }
     previous?.cancel()
   }
@@ -237,9 +273,10 @@ struct BagCore: Sendable {
   func addObserver(_ handler: @escaping @Sendable (CancelBagEvent) -> Void) -> Int? {
     withLock { state in
       guard state.endReason == nil else { return nil }
-      let id = state.nextObserverID
-      state.nextObserverID += 1
-      state.observers.append(Observer(id: id, handler: handler))
+      let extras = state.makeExtras()
+      let id = extras.nextObserverID
+      extras.nextObserverID += 1
+      extras.observers.append(Observer(id: id, handler: handler))
       return id
     }
   }
@@ -247,8 +284,9 @@ struct BagCore: Sendable {
   func removeObserver(id: Int) {
     // The removed closure is released after the lock, with the returned array.
     _ = withLock { state -> [Observer] in
-      let old = state.observers
-      state.observers.removeAll { $0.id == id }
+      guard let extras = state.extras else { return [] }
+      let old = extras.observers
+      extras.observers.removeAll { $0.id == id }
       return old
     }
   }
@@ -272,16 +310,16 @@ struct BagCore: Sendable {
 
   var count: Int { withLock { $0.count } }
   var endReason: CancellationReason? { withLock { $0.endReason } }
-  var label: String? { withLock { $0.label } }
 
   /// The items in flight, oldest first.
   func snapshot() -> [CancelBagItem] {
     let now = DispatchTime.now().uptimeNanoseconds
     let items: [(StoredWork, UInt64, ItemDetails?)] = withLock { state in
-      state.table.slots.compactMap { slot in
+      let details = state.details
+      return state.table.slots.compactMap { slot in
         guard let work = slot.work else { return nil }
         let sequence = slot.sequence
-        return (work, sequence, slot.flags.contains(.detailed) ? state.details[sequence] : nil)
+        return (work, sequence, slot.flags.contains(.detailed) ? details[sequence] : nil)
       }
     }
     return

@@ -1,3 +1,12 @@
+/// Work that reports `isFinished`, taken under the lock to be asked after it, with its ticket.
+///
+/// A struct rather than a tuple: an array of tuples is destroyed through the runtime's
+/// generic tuple witnesses, a cost every sweep paid per item.
+struct SweepCandidate {
+  var ticket: Ticket
+  var work: StoredWork
+}
+
 /// An observer of a bag's events.
 struct Observer: Sendable {
   var id: Int
@@ -6,40 +15,42 @@ struct Observer: Sendable {
 
 /// Everything a bag knows, guarded by its lock. Methods only decide and return what to do;
 /// they never call work, observers or continuations.
+///
+/// What every bag uses is stored here; the rest waits in `BagExtras` until first needed.
 struct BagState: Sendable {
   /// Work in flight, links excluded.
   var table = SlotTable()
   var nextSequence: UInt64 = 1
   var count: Int { table.count }
-  /// Links to children and linked bags, by sequence.
-  var links: [UInt64: StoredWork] = [:]
-  var linkCount: Int { links.count }
+  /// Set once, when the bag ends.
+  var endReason: CancellationReason?
   /// Tickets of work that reports `isFinished`, in the table or already gone: the next sweep
   /// asks those still there.
   var finishReporters: [Ticket] = []
   /// How long `finishReporters` may grow before the next sweep.
   var sweepThreshold = BagState.minimumSweepThreshold
   /// The smallest sweep threshold: small enough that finished work leaves soon, large enough
-  /// that a sweep is worth its two lock trips.
+  /// that a sweep is worth its extra lock trip.
   static let minimumSweepThreshold = 32
-  /// Set once, when the bag ends.
-  var endReason: CancellationReason?
-  var keys: [BagKey: Ticket] = [:]
-  var details: [UInt64: ItemDetails] = [:]
-  var observers: [Observer] = []
+  /// Links, keys, details, observers, memberships, deadline: nil until one is needed, and
+  /// again once the bag ended.
+  var extras: BagExtras?
 
-  /// The observers to tell of an event, or nil (no array to retain) when there are none.
-  var observersToNotify: [Observer]? { observers.isEmpty ? nil : observers }
-  var nextObserverID = 0
-  /// This bag's own registrations in its parents and link sources, finished when it ends.
-  var memberships: [CancelRegistration] = []
-  /// The timer of the bag's deadline, if it has one.
-  var deadlineTimer: StoredWork?
-  let label: String?
-
-  init(label: String?) {
-    self.label = label
+  /// The extras, made on first use.
+  mutating func makeExtras() -> BagExtras {
+    if let extras { return extras }
+    let made = BagExtras()
+    extras = made
+    return made
   }
+
+  var linkCount: Int { extras?.links.count ?? 0 }
+  var details: [UInt64: ItemDetails] { extras?.details ?? [:] }
+  var keys: [BagKey: Ticket] { extras?.keys ?? [:] }
+  /// Whether anyone observes the bag's events.
+  var isObserved: Bool { extras.map { !$0.observers.isEmpty } ?? false }
+  /// The observers to tell of an event, or nil (no array to retain) when there are none.
+  var observersToNotify: [Observer]? { extras?.observersToNotify }
 
   // MARK: Adding
 
@@ -48,7 +59,7 @@ struct BagState: Sendable {
     let sequence = nextSequence
     nextSequence &+= 1
     if flags.contains(.link) {
-      links[sequence] = work
+      makeExtras().links[sequence] = work
       return Ticket(index: Ticket.linkIndex, sequence: sequence)
     }
     let index = table.insert(work, sequence: sequence, flags: flags)
@@ -66,9 +77,10 @@ struct BagState: Sendable {
     flags.insert(.detailed)
     if details.key != nil { flags.insert(.keyed) }
     let ticket = place(work, flags: flags)
-    self.details[ticket.sequence] = details
+    let extras = makeExtras()
+    extras.details[ticket.sequence] = details
     var replaced: RemovedItem?
-    if let key = details.key, let previous = keys.updateValue(ticket, forKey: key) {
+    if let key = details.key, let previous = extras.keys.updateValue(ticket, forKey: key) {
       replaced = remove(previous)
     }
     return (ticket, replaced)
@@ -78,23 +90,20 @@ struct BagState: Sendable {
 
   /// Whether `ticket` names work still in this table.
   func contains(_ ticket: Ticket) -> Bool {
-    if ticket.index == Ticket.linkIndex { return links[ticket.sequence] != nil }
+    if ticket.index == Ticket.linkIndex { return extras?.links[ticket.sequence] != nil }
     return table.contains(index: ticket.index, sequence: ticket.sequence)
   }
 
   /// Takes the work of `ticket` out of the table, or returns nil if it is not there any more.
   mutating func remove(_ ticket: Ticket) -> RemovedItem? {
-    if ticket.index == Ticket.linkIndex {
-      guard let link = links.removeValue(forKey: ticket.sequence) else { return nil }
-      return RemovedItem(work: link, sequence: ticket.sequence, flags: .link, details: nil)
-    }
-    guard contains(ticket) else { return nil }
+    if ticket.index == Ticket.linkIndex { return removeLink(sequence: ticket.sequence) }
+    guard table.contains(index: ticket.index, sequence: ticket.sequence) else { return nil }
     let (work, flags) = table.remove(at: ticket.index)
     var removedDetails: ItemDetails?
-    if flags.contains(.detailed) {
-      removedDetails = details.removeValue(forKey: ticket.sequence)
-      if flags.contains(.keyed), let key = removedDetails?.key, keys[key] == ticket {
-        keys[key] = nil
+    if flags.contains(.detailed), let extras {
+      removedDetails = extras.details.removeValue(forKey: ticket.sequence)
+      if flags.contains(.keyed), let key = removedDetails?.key, extras.keys[key] == ticket {
+        extras.keys[key] = nil
       }
     }
     if table.shrinkIfDrained() {
@@ -106,17 +115,25 @@ struct BagState: Sendable {
       work: work, sequence: ticket.sequence, flags: flags, details: removedDetails)
   }
 
+  /// Takes the link of `sequence` out, or returns nil if it is not there any more. Apart from
+  /// `remove`, so that the finish of plain work does not carry the links' dictionary code.
+  private mutating func removeLink(sequence: UInt64) -> RemovedItem? {
+    guard let link = extras?.links.removeValue(forKey: sequence) else { return nil }
+    return RemovedItem(work: link, sequence: sequence, flags: .link, details: nil)
+  }
+
   /// Gives the item of `ticket` a timer to stop when it ends; returns the timer it replaces,
   /// or, if the item already ended, the new timer itself (to cancel at once).
   mutating func setTimer(_ timer: StoredWork, for ticket: Ticket, now: UInt64) -> StoredWork? {
     guard contains(ticket) else { return timer }
     table.insertFlags(.detailed, at: ticket.index)
+    let extras = makeExtras()
     let itemDetails: ItemDetails
-    if let existing = details[ticket.sequence] {
+    if let existing = extras.details[ticket.sequence] {
       itemDetails = existing
     } else {
       itemDetails = ItemDetails(label: nil, key: nil, addedAt: now)
-      details[ticket.sequence] = itemDetails
+      extras.details[ticket.sequence] = itemDetails
     }
     let previous = itemDetails.timer
     itemDetails.timer = timer
@@ -126,13 +143,16 @@ struct BagState: Sendable {
   /// Takes every item out, or every item but the links, to cancel after the lock. O(1):
   /// the table is handed over whole, and links live apart.
   mutating func removeAll(keepingLinks: Bool) -> TakenItems {
-    var taken = TakenItems(slots: table.removeAll(), details: details)
-    details = [:]
-    if !keepingLinks {
-      taken.links = links
-      links = [:]
+    var taken = TakenItems(slots: table.removeAll(), details: [:])
+    if let extras {
+      taken.details = extras.details
+      extras.details = [:]
+      extras.keys = [:]
+      if !keepingLinks {
+        taken.links = extras.links
+        extras.links = [:]
+      }
     }
-    keys = [:]
     finishReporters = []
     sweepThreshold = BagState.minimumSweepThreshold
     return taken
@@ -142,15 +162,15 @@ struct BagState: Sendable {
 
   /// The work that reports `isFinished`, to ask outside the lock, once enough of it was
   /// added since the last sweep; nil until then.
-  mutating func takeFinishReportersIfDue() -> [(Ticket, StoredWork)]? {
+  mutating func takeFinishReportersIfDue() -> [SweepCandidate]? {
     guard finishReporters.count >= sweepThreshold else { return nil }
-    let tickets = finishReporters
-    finishReporters = []
-    var candidates: [(Ticket, StoredWork)] = []
-    candidates.reserveCapacity(tickets.count)
-    for ticket in tickets where contains(ticket) {
-      candidates.append((ticket, table.work(at: ticket.index)))
+    var candidates: [SweepCandidate] = []
+    candidates.reserveCapacity(finishReporters.count)
+    for ticket in finishReporters where contains(ticket) {
+      candidates.append(SweepCandidate(ticket: ticket, work: table.work(at: ticket.index)))
     }
+    // Kept, so that the list does not grow again from nothing before every sweep.
+    finishReporters.removeAll(keepingCapacity: true)
     return candidates
   }
 

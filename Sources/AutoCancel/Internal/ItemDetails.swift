@@ -19,6 +19,9 @@ struct BagKey: Hashable, @unchecked Sendable {
 /// Label, key, age and timeout of an item that asked for them.
 ///
 /// A class, so that the hot path (work without any of these) carries one nil pointer.
+///
+/// Usable from inline code, with `makeDetailed(label:key:)`, for the inlinable
+/// `make(label:key:)`.
 @usableFromInline
 final class ItemDetails: @unchecked Sendable {
   // Safety: `timer` changes only under the bag's lock while the item is in the table; once
@@ -43,6 +46,7 @@ final class ItemDetails: @unchecked Sendable {
     return makeDetailed(label: label, key: key)
   }
 
+  /// Details for work added with a label or a key, stamped with the time it was added.
   @usableFromInline
   static func makeDetailed(label: String?, key: (any Hashable & Sendable)?) -> ItemDetails {
     ItemDetails(

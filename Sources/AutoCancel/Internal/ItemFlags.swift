@@ -1,8 +1,13 @@
 /// What a slot remembers about its work beyond the work itself.
+///
+/// Usable from inline code, with its raw value and initializer: `addTicket(_:flags:details:)`
+/// takes flags with a default value, `[]`, which the inlinable `CancelBag.add` evaluates.
 @usableFromInline
 struct ItemFlags: OptionSet, Sendable {
+  /// One bit per flag.
   @usableFromInline var rawValue: UInt64
 
+  /// The flags of `rawValue`'s bits.
   @usableFromInline
   init(rawValue: UInt64) { self.rawValue = rawValue }
 

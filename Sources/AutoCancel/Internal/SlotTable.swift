@@ -31,6 +31,9 @@ struct SlotTable {
   /// Occupied slots.
   private(set) var count = 0
 
+  /// The slots allocated by the first insert.
+  static let initialCapacity = 8
+
   /// Slots allocated, free or not.
   var capacity: Int { slots.count }
 
@@ -48,6 +51,8 @@ struct SlotTable {
     } else {
       index = slots.count
       precondition(index < Int(Slot.freeEnd), "A CancelBag holds at most 2^32 - 1 items at once.")
+      // Room for a screen's handful of requests at once, instead of growing 1, 2, 4, 8.
+      if index == 0 { slots.reserveCapacity(SlotTable.initialCapacity) }
       slots.append(Slot(work: work, tag: tag))
     }
     count += 1

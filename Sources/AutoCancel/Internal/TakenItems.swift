@@ -14,6 +14,39 @@ struct TakenItems {
   /// Links to children and linked bags, by sequence; empty when they were kept.
   var links: [UInt64: StoredWork] = [:]
 
+  /// Takes the work out, oldest first, and hands it to `body`: for items taken with no
+  /// details and no links, when there is no one to tell.
+  mutating func forEachWorkOldestFirst(_ body: (StoredWork) -> Void) {
+    slots.withUnsafeMutableBufferPointer { buffer in
+      if TakenItems.isInAddOrder(buffer) {
+        for index in buffer.indices {
+          if let work = buffer[index].work.take() { body(work) }
+        }
+      } else {
+        let order = buffer.indices.filter { buffer[$0].tag & Slot.freeBit == 0 }
+          .sorted { buffer[$0].tag < buffer[$1].tag }
+        for index in order {
+          if let work = buffer[index].work.take() { body(work) }
+        }
+      }
+    }
+  }
+
+  /// Whether the occupied slots are in the order their work was added.
+  ///
+  /// Slots are reused, so slot order is add order only until something finishes; a table
+  /// that was never reordered (the common case) needs no sort.
+  private static func isInAddOrder(_ buffer: UnsafeMutableBufferPointer<Slot>) -> Bool {
+    var previous: UInt64 = 0
+    // Only tags are read: copying a slot would retain its work.
+    for index in buffer.indices where buffer[index].tag & Slot.freeBit == 0 {
+      let tag = buffer[index].tag
+      if tag < previous { return false }
+      previous = tag
+    }
+    return true
+  }
+
   /// Takes each item out, oldest first, and hands it to `body`.
   mutating func forEachOldestFirst(_ body: (RemovedItem) -> Void) {
     let details = self.details
@@ -29,18 +62,7 @@ struct TakenItems {
             work: work, sequence: sequence, flags: flags,
             details: flags.contains(.detailed) ? details[sequence] : nil))
       }
-      // Slots are reused, so slot order is add order only until something finishes; a table
-      // that was never reordered (the common case) needs no sort.
-      var previous: UInt64 = 0
-      var ordered = true
-      for index in buffer.indices where isOccupied(index) {
-        let tag = buffer[index].tag
-        if tag < previous {
-          ordered = false
-          break
-        }
-        previous = tag
-      }
+      let ordered = TakenItems.isInAddOrder(buffer)
       // Links are merged in by sequence, so that children end in the order they were made,
       // among the work.
       let links = self.links.isEmpty ? [] : self.links.sorted { $0.key < $1.key }

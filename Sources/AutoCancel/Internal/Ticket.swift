@@ -2,6 +2,9 @@
 ///
 /// Sequence numbers are never reused, so a stale ticket (finished twice, or kept after its
 /// slot was reused) never matches a later registration.
+///
+/// Usable from inline code: a `CancelRegistration` stores one, and its inlinable
+/// `finish()` passes it to the core.
 @usableFromInline
 struct Ticket: Hashable, Sendable {
   var index: UInt32

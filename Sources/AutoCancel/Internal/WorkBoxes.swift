@@ -3,6 +3,9 @@ import Dispatch
 /// Work as a bag stores it: one reference and one witness table (16 bytes).
 ///
 /// Classes are stored as they are; value types and closures are boxed once, at `add`.
+///
+/// Usable from inline code: the inlinable `CancelBag.add(_:key:label:)` hands its work to
+/// the core as this type.
 @usableFromInline
 typealias StoredWork = any AutoCancellable & AnyObject
 
