@@ -90,12 +90,16 @@ extension CancelBag {
     _ operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> (task: Task<Success, any Error>, registration: CancelRegistration) {
     // Safety: `operation` was sent to us; it moves into the task and is used nowhere else. The
-    // region checker cannot follow it through `withValue`'s non-escaping closure.
+    // region checker cannot follow it through `launch`'s non-escaping closure.
     nonisolated(unsafe) let operation = operation
     return launch(key: key, label: label) { registration, cancellation in
       Task(priority: priority) {
         defer { registration.finish() }
-        return try await cancellation.run { try await operation() }
+        cancellation.begin()
+        defer { cancellation.end() }
+        return try await TaskCancellation.$current.withValue(cancellation) {
+          try await operation()
+        }
       }
     }
   }
@@ -110,7 +114,9 @@ extension CancelBag {
     return launch(key: key, label: label) { registration, cancellation in
       Task(priority: priority) {
         defer { registration.finish() }
-        return await cancellation.run { await operation() }
+        cancellation.begin()
+        defer { cancellation.end() }
+        return await TaskCancellation.$current.withValue(cancellation) { await operation() }
       }
     }
   }
@@ -118,18 +124,14 @@ extension CancelBag {
   /// Registers a task's cancellation, makes the task, and hands the task over.
   ///
   /// The registration comes first so that the task can finish it; a cancel that arrives
-  /// before the task exists is kept by `TaskCancellation` and applied by `attach`. The task
-  /// is made while `TaskCancellation.current` is bound: a new task copies the task-locals of
-  /// the code that creates it, so reading the reason costs the task no async frame.
-  private func launch<Launched: AutoCancellable>(
+  /// before the task exists is kept by `TaskCancellation` and applied by `attach`.
+  private func launch<Launched: CancellableTask>(
     key: (any Hashable & Sendable)?, label: String?,
     _ makeTask: (CancelRegistration, TaskCancellation) -> Launched
   ) -> (task: Launched, registration: CancelRegistration) {
     let cancellation = TaskCancellation()
     let registration = core.add(cancellation, details: .make(label: label, key: key))
-    let task = TaskCancellation.$current.withValue(cancellation) {
-      makeTask(registration, cancellation)
-    }
+    let task = makeTask(registration, cancellation)
     cancellation.attach(task)
     return (task, registration)
   }

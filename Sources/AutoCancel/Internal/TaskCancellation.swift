@@ -6,13 +6,13 @@
 final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   struct State: Sendable {
     /// The task once it exists, and the reason once the bag cancelled it.
-    var latch = CancelLatch<any AutoCancellable, CancellationReason>()
+    var latch = CancelLatch<any CancellableTask, CancellationReason>()
     /// The hash of the running bag task's `UnsafeCurrentTask`, while its operation runs: the
     /// one task whose cancellation this records. Other tasks that inherit `current` (an
     /// unstructured `Task {}` made inside, a child task) compare unequal.
     var runningTask: Int?
-    /// The task was cancelled by someone other than the bag (through its handle) before the
-    /// bag cancelled it: the bag's later reason is not why it stopped.
+    /// The task was cancelled through its handle before the bag cancelled it: the bag's
+    /// reason is not why it stopped.
     var cancelledElsewhere = false
 
     var reason: CancellationReason? { latch.cancellationReason }
@@ -28,37 +28,35 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   }
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.
-  func attach(_ task: some AutoCancellable) {
+  func attach(_ task: some CancellableTask) {
     switch withLock({ $0.latch.attach(task) }) {
     case .proceed: break
     case .cancel(let task, _): task.cancel()
     }
   }
 
-  /// Runs the bag task's operation: records which task it is, cancels it first if a cancel
-  /// came before `attach` (so that the operation never starts uncancelled; `attach` alone may
-  /// run after the operation started), and notices a cancel that did not come from the bag.
-  func run<Success>(
-    _ operation: () async throws -> Success
-  ) async rethrows -> Success {
-    let cancelledFirst = withUnsafeCurrentTask { task -> Bool in
+  /// Called by the bag task first: records which task it is, and cancels it if a cancel came
+  /// before `attach` (so that the operation never starts uncancelled; `attach` alone may run
+  /// after the operation started).
+  ///
+  /// The task then runs its operation with ``current`` bound to this cancellation, inside the
+  /// task rather than around its creation: a new task copies its creator's task-locals, which
+  /// would cost every launch an allocation and a set of keys.
+  func begin() {
+    withUnsafeCurrentTask { task in
       let identity = task?.hashValue
-      return withLock { state in
+      let cancelledFirst = withLock { state in
         state.runningTask = identity
         return state.reason != nil
       }
+      if cancelledFirst { task?.cancel() }
     }
-    if cancelledFirst { withUnsafeCurrentTask { $0?.cancel() } }
-    defer { withLock { $0.runningTask = nil } }
-    return try await withTaskCancellationHandler {
-      try await operation()
-    } onCancel: {
-      // The bag records its reason before it cancels the task, so no reason yet means the
-      // task was cancelled through its handle.
-      withLock { state in
-        if state.reason == nil { state.cancelledElsewhere = true }
-      }
-    }
+  }
+
+  /// Called by the bag task last: other tasks that inherited ``current`` may outlive it, and
+  /// a task made later may reuse its identity.
+  func end() {
+    withLock { $0.runningTask = nil }
   }
 
   /// Why the bag cancelled the task running now, if this is the bag's task and the bag
@@ -76,7 +74,19 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   func cancel() { cancel(reason: .explicit) }
 
   func cancel(reason: CancellationReason) {
-    if case .cancel(let task) = withLock({ $0.latch.cancel(reason) }) { task.cancel() }
+    let task = withLock { state -> (any CancellableTask)? in
+      guard case .cancel(let task) = state.latch.cancel(reason) else { return nil }
+      // Only its handle can cancel the task between `attach` and now (the launcher returns the
+      // handle after `attach`, and the bag cancels through this method): if it is cancelled
+      // already, the bag's reason is not why it stopped. Deciding this under the lock that
+      // records the reason orders it with a handle cancel that races with this one.
+      if task.isCancelled {
+        state.cancelledElsewhere = true
+        return nil
+      }
+      return task
+    }
+    task?.cancel()
   }
 
   var reason: CancellationReason? { withLock { $0.reason } }
@@ -85,3 +95,10 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
     withLock { $0.latch.attachedWork.map { String(describing: type(of: $0)) } } ?? "Task"
   }
 }
+
+/// A task handle a `TaskCancellation` can cancel and ask whether it was cancelled.
+protocol CancellableTask: AutoCancellable {
+  var isCancelled: Bool { get }
+}
+
+extension Task: CancellableTask {}
