@@ -97,9 +97,7 @@ extension CancelBag {
         defer { registration.finish() }
         cancellation.begin()
         defer { cancellation.end() }
-        return try await TaskCancellation.$current.withValue(cancellation) {
-          try await operation()
-        }
+        return try await operation()
       }
     }
   }
@@ -116,7 +114,7 @@ extension CancelBag {
         defer { registration.finish() }
         cancellation.begin()
         defer { cancellation.end() }
-        return await TaskCancellation.$current.withValue(cancellation) { await operation() }
+        return await operation()
       }
     }
   }
