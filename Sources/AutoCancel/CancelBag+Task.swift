@@ -25,7 +25,7 @@ extension CancelBag {
   ///   - priority: The task's priority.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel.
-  @discardableResult
+  @inlinable @discardableResult
   public func task<Success: Sendable>(
     key: (any Hashable & Sendable)? = nil,
     label: String? = nil,
@@ -45,7 +45,7 @@ extension CancelBag {
   ///   for await value in updates { self?.apply(value) }
   /// }
   /// ```
-  @discardableResult
+  @inlinable @discardableResult
   public func task<Success: Sendable>(
     key: (any Hashable & Sendable)? = nil,
     label: String? = nil,
@@ -85,6 +85,11 @@ extension CancelBag {
   }
 
   /// Starts a task bound to the bag, with its registration.
+  ///
+  /// Inlinable, with the `task` methods that call it, so that it is specialized for the
+  /// caller's `Success`: generic code would look up the metadata of `Task<Success, _>` and
+  /// copy the task through value witnesses on every launch.
+  @inlinable
   func launch<Success: Sendable>(
     key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
     _ operation: sending @escaping @isolated(any) () async throws -> Success
@@ -103,6 +108,7 @@ extension CancelBag {
   }
 
   /// The non-throwing form of `launch`.
+  @inlinable
   func launch<Success: Sendable>(
     key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
     _ operation: sending @escaping @isolated(any) () async -> Success
@@ -123,12 +129,13 @@ extension CancelBag {
   ///
   /// The registration comes first so that the task can finish it; a cancel that arrives
   /// before the task exists is kept by `TaskCancellation` and applied by `attach`.
-  private func launch<Launched: CancellableTask>(
+  @inlinable
+  func launch<Launched: CancellableTask>(
     key: (any Hashable & Sendable)?, label: String?,
     _ makeTask: (CancelRegistration, TaskCancellation) -> Launched
   ) -> (task: Launched, registration: CancelRegistration) {
     let cancellation = TaskCancellation()
-    let registration = core.add(cancellation, details: .make(label: label, key: key))
+    let registration = add(cancellation, key: key, label: label)
     let task = makeTask(registration, cancellation)
     cancellation.attach(task)
     return (task, registration)

@@ -9,6 +9,10 @@
 /// task-local would be found without a table, but binding one costs every launch (a copy
 /// into the new task, or an async frame around the operation) and is inherited by every
 /// task made inside, which must not read the reason; the table costs only cancelled tasks.
+///
+/// Usable from inline code, with `init`, `attach`, `begin`, `end` and the cancel methods, for
+/// the inlinable `CancelBag.launch`, which is specialized for each caller's task type.
+@usableFromInline
 final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   /// Where the bag task is in its run.
   enum Run: Sendable {
@@ -51,11 +55,15 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
 
   private let locked = Locked(State())
 
+  @usableFromInline
+  init() {}
+
   private func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     try locked.withLock(body)
   }
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.
+  @usableFromInline
   func attach(_ task: some CancellableTask) {
     switch withLock({ $0.latch.attach(task) }) {
     case .proceed: break
@@ -66,6 +74,7 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   /// Called by the bag task before its operation: records which task it is, and cancels it
   /// if a cancel came first (so that the operation never starts uncancelled on an ended bag;
   /// `attach` alone may run after the operation started).
+  @usableFromInline
   func begin() {
     withUnsafeCurrentTask { task in
       guard let task else { return }
@@ -80,6 +89,7 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   }
 
   /// Called by the bag task after its operation, before it finishes its registration.
+  @usableFromInline
   func end() {
     withLock { state in
       if case .running(let identity, published: true) = state.run {
@@ -96,8 +106,10 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
     return cancelledTasks.withLock { $0[identity] }
   }
 
+  @usableFromInline
   func cancel() { cancel(reason: .explicit) }
 
+  @usableFromInline
   func cancel(reason: CancellationReason) {
     let task = withLock { state -> (any CancellableTask)? in
       let task: (any CancellableTask)?
@@ -131,6 +143,9 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
 }
 
 /// A task handle a `TaskCancellation` can cancel and ask whether it was cancelled.
+///
+/// Usable from inline code, for the inlinable `CancelBag.launch`.
+@usableFromInline
 protocol CancellableTask: AutoCancellable {
   var isCancelled: Bool { get }
 }
