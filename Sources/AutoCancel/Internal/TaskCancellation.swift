@@ -53,26 +53,13 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   /// names is alive and no other task has its identity.
   private static let cancelledTasks = Locked<[Int: CancellationReason]>([:])
 
-  /// Locks shared by all cancellations, each guarding the state of those whose address picks
-  /// it: a lock of its own would be a second allocation (and a lock set-up) per launch, and
-  /// a cancellation holds its lock only for a few loads and stores.
-  ///
-  /// Each guards a placeholder byte, not `Void`: the state of an empty type would share its
-  /// address with the lock, and ThreadSanitizer would take the lock's use for an access to it.
-  private static let stripes = (0..<64).map { _ in Locked(UInt8(0)) }
-
-  // Safety: `state` is only read and written in `withLock`, under the stripe lock this
-  // cancellation's address picks; that lock also makes the accesses exclusive, so the
-  // run-time exclusivity check (two calls into the runtime per access) is left out.
-  @exclusivity(unchecked) nonisolated(unsafe) private var state = State()
+  private let locked = Locked(State())
 
   @usableFromInline
   init() {}
 
   private func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-    // Objects are 16-byte aligned: the bits above the alignment spread neighbours apart.
-    let stripe = Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self)) >> 4 & 63)
-    return try Self.stripes[stripe].withLock { _ in try body(&state) }
+    try locked.withLock(body)
   }
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.
@@ -151,9 +138,7 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   var reason: CancellationReason? { withLock { $0.reason } }
 
   var wrappedTypeName: String {
-    // Named after the lock is released: the lock is shared with other cancellations.
-    let task = withLock { $0.latch.attachedWork }
-    return task.map { String(describing: type(of: $0)) } ?? "Task"
+    withLock { $0.latch.attachedWork.map { String(describing: type(of: $0)) } } ?? "Task"
   }
 }
 
