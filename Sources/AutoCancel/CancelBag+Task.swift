@@ -25,7 +25,7 @@ extension CancelBag {
   ///   - priority: The task's priority.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel.
-  @discardableResult
+  @inlinable @discardableResult
   public func task<Success: Sendable>(
     key: (any Hashable & Sendable)? = nil,
     label: String? = nil,
@@ -45,7 +45,7 @@ extension CancelBag {
   ///   for await value in updates { self?.apply(value) }
   /// }
   /// ```
-  @discardableResult
+  @inlinable @discardableResult
   public func task<Success: Sendable>(
     key: (any Hashable & Sendable)? = nil,
     label: String? = nil,
@@ -85,22 +85,30 @@ extension CancelBag {
   }
 
   /// Starts a task bound to the bag, with its registration.
+  ///
+  /// Inlinable, with the `task` methods that call it, so that it is specialized for the
+  /// caller's `Success`: generic code would look up the metadata of `Task<Success, _>` and
+  /// copy the task through value witnesses on every launch.
+  @inlinable
   func launch<Success: Sendable>(
     key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
     _ operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> (task: Task<Success, any Error>, registration: CancelRegistration) {
     // Safety: `operation` was sent to us; it moves into the task and is used nowhere else. The
-    // region checker cannot follow it through `withValue`'s non-escaping closure.
+    // region checker cannot follow it through `launch`'s non-escaping closure.
     nonisolated(unsafe) let operation = operation
     return launch(key: key, label: label) { registration, cancellation in
       Task(priority: priority) {
         defer { registration.finish() }
-        return try await cancellation.run { try await operation() }
+        cancellation.begin()
+        defer { cancellation.end() }
+        return try await operation()
       }
     }
   }
 
   /// The non-throwing form of `launch`.
+  @inlinable
   func launch<Success: Sendable>(
     key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
     _ operation: sending @escaping @isolated(any) () async -> Success
@@ -110,7 +118,9 @@ extension CancelBag {
     return launch(key: key, label: label) { registration, cancellation in
       Task(priority: priority) {
         defer { registration.finish() }
-        return await cancellation.run { await operation() }
+        cancellation.begin()
+        defer { cancellation.end() }
+        return await operation()
       }
     }
   }
@@ -118,18 +128,15 @@ extension CancelBag {
   /// Registers a task's cancellation, makes the task, and hands the task over.
   ///
   /// The registration comes first so that the task can finish it; a cancel that arrives
-  /// before the task exists is kept by `TaskCancellation` and applied by `attach`. The task
-  /// is made while `TaskCancellation.current` is bound: a new task copies the task-locals of
-  /// the code that creates it, so reading the reason costs the task no async frame.
-  private func launch<Launched: AutoCancellable>(
+  /// before the task exists is kept by `TaskCancellation` and applied by `attach`.
+  @inlinable
+  func launch<Launched: CancellableTask>(
     key: (any Hashable & Sendable)?, label: String?,
     _ makeTask: (CancelRegistration, TaskCancellation) -> Launched
   ) -> (task: Launched, registration: CancelRegistration) {
     let cancellation = TaskCancellation()
-    let registration = core.add(cancellation, details: .make(label: label, key: key))
-    let task = TaskCancellation.$current.withValue(cancellation) {
-      makeTask(registration, cancellation)
-    }
+    let registration = add(cancellation, key: key, label: label)
+    let task = makeTask(registration, cancellation)
     cancellation.attach(task)
     return (task, registration)
   }

@@ -27,7 +27,7 @@ extension CancellationReason {
   /// }
   /// ```
   public static var current: CancellationReason? {
-    guard Task.isCancelled, let cancellation = TaskCancellation.current else { return nil }
-    return cancellation.reasonForCurrentTask()
+    guard Task.isCancelled else { return nil }
+    return TaskCancellation.reasonForCurrentTask()
   }
 }
