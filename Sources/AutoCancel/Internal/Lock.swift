@@ -94,6 +94,9 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
 final class LockStorage<State>: ManagedBuffer<State, LockPrimitive> {
   /// Makes storage guarding the value `initial` makes, made in place (not copied in).
   static func make(_ initial: () -> State) -> LockStorage {
+    // An empty state would sit at the lock's own address, and ThreadSanitizer takes every
+    // `inout` access to it for an unsynchronized write to the lock: guard a real value.
+    assert(MemoryLayout<State>.size > 0, "Locked needs a state of non-zero size")
     let buffer = create(minimumCapacity: 1) { _ in initial() }
     let storage = unsafeDowncast(buffer, to: LockStorage.self)
     storage.withUnsafeMutablePointerToElements { $0.initializeLock() }
@@ -122,7 +125,8 @@ final class LockStorage<State>: ManagedBuffer<State, LockPrimitive> {
 /// or resume continuations (decide under the lock, act after it).
 ///
 /// Package access: the package's other targets share this lock rather than bring their own,
-/// so that ThreadSanitizer sees every lock the tests reach.
+/// so that ThreadSanitizer sees every lock the tests reach. The state must not be empty
+/// (`Void`): guard the value the lock protects, even if it is only a count.
 ///
 /// ```swift
 /// let hits = Locked(0)
