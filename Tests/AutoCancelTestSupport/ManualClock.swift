@@ -1,18 +1,16 @@
-import AutoCancelTestSupport
 import Testing
-
-@testable import AutoCancel
 
 /// A clock that only moves when a test advances it, so deadline tests wait for outcomes
 /// instead of for real time.
 @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
-final class ManualClock: Clock, @unchecked Sendable {
+package final class ManualClock: Clock, @unchecked Sendable {
   // Safety: all state is behind `state`'s lock.
-  struct Instant: InstantProtocol {
-    var offset: Duration
-    func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-    func duration(to other: Instant) -> Duration { other.offset - offset }
-    static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+  package struct Instant: InstantProtocol {
+    package var offset: Duration
+    package init(offset: Duration) { self.offset = offset }
+    package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+    package func duration(to other: Instant) -> Duration { other.offset - offset }
+    package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
   }
 
   private struct Sleeper: Sendable {
@@ -29,13 +27,15 @@ final class ManualClock: Clock, @unchecked Sendable {
 
   private let state = Protected(State())
 
-  var now: Instant { state.withLock { $0.now } }
-  var minimumResolution: Duration { .nanoseconds(1) }
+  package init() {}
+
+  package var now: Instant { state.withLock { $0.now } }
+  package var minimumResolution: Duration { .nanoseconds(1) }
 
   /// How many sleepers wait now.
-  var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+  package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+  package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
     let id = state.withLock { state in
       defer { state.nextID += 1 }
       return state.nextID
@@ -63,7 +63,7 @@ final class ManualClock: Clock, @unchecked Sendable {
   }
 
   /// Moves time forward, waking every sleeper whose deadline has come.
-  func advance(by duration: Duration) {
+  package func advance(by duration: Duration) {
     let due = state.withLock { state in
       state.now = state.now.advanced(by: duration)
       let due = state.sleepers.filter { $0.value.deadline <= state.now }
@@ -75,7 +75,7 @@ final class ManualClock: Clock, @unchecked Sendable {
 
   /// Returns once exactly `count` sleepers wait (a bounded wait: see ``waitUntil``).
   @discardableResult
-  func waitForSleepers(
+  package func waitForSleepers(
     _ count: Int, timeout: Double = waitBound, sourceLocation: SourceLocation = #_sourceLocation
   ) async -> Bool {
     await waitUntil("\(count) sleepers wait", timeout: timeout, sourceLocation: sourceLocation) {
