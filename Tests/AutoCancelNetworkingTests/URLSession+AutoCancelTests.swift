@@ -158,7 +158,7 @@ struct URLSessionAutoCancelTests {
   }
 
   @Test(
-    "A completion handler runs on the session's delegate queue, however the request ends",
+    "call their completion handler on the session's delegate queue, however the request ends",
     arguments: Ending.allCases)
   func handlerRunsOnTheDelegateQueue(ending: Ending) async throws {
     let queue = OperationQueue()
