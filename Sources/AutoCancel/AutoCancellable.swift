@@ -53,9 +53,12 @@ extension AutoCancellable {
     cancel()
   }
 
-  /// False: this work does not say when it is done.
+  /// False, unless the work conforms to ``FinishReporting`` in another module than its
+  /// `AutoCancellable` conformance: that conformance was fixed without knowing of the other,
+  /// so only a cast finds ``FinishReporting/isFinished``. The bag asks only work it added as
+  /// `FinishReporting`, so other work never pays for the cast.
   public func _isFinished() -> Bool {
-    false
+    (self as? any FinishReporting)?.isFinished ?? false
   }
 }
 

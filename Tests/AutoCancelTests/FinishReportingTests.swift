@@ -69,6 +69,13 @@ private final class Uploader: AutoCancelOwner, Sendable {
   }
 }
 
+/// `FinishReporting` declared here, for a type whose `AutoCancellable` conformance lives in the
+/// test kit's module.
+extension ForeignRequest: FinishReporting {
+  /// Whether the request completed.
+  public var isFinished: Bool { hasCompleted }
+}
+
 @Suite("Work bound with the one-liner", timeLimit(minutes: 3))
 struct FinishReportingTests {
   @Test("leaves a long-lived owner by itself: 100,000 tasks, one after another, leave no trace")
@@ -103,6 +110,20 @@ struct FinishReportingTests {
     #expect(uploader.cancelBag.count <= BagState.minimumSweepThreshold)
     let alive = weakPayloads.count { $0.payload != nil }
     #expect(alive <= BagState.minimumSweepThreshold)
+  }
+  @Test(
+    "leaves by itself when it reports its finish through a conformance declared in another module than its cancel"
+  )
+  func finishReportingDeclaredElsewhereLeaves() {
+    let uploader = Uploader()
+    var largest = 0
+    for _ in 0..<10_000 {
+      let request = ForeignRequest()
+      uploader.autoCancel(request)
+      request.complete()
+      largest = max(largest, uploader.cancelBag.count)
+    }
+    #expect(largest <= BagState.minimumSweepThreshold)
   }
 
   @Test("is asked about its progress a bounded number of times per add, however much runs")
