@@ -55,6 +55,7 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
 
   private let locked = Locked(State())
 
+  /// A cancellation with no task yet: `attach` gives it one.
   @usableFromInline
   init() {}
 
@@ -106,9 +107,13 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
     return cancelledTasks.withLock { $0[identity] }
   }
 
+  /// Cancels with ``CancellationReason/explicit``.
   @usableFromInline
   func cancel() { cancel(reason: .explicit) }
 
+  /// Records `reason` and cancels the task, or keeps the reason for `attach` when the task
+  /// does not exist yet. A task already cancelled through its handle is left as it is, and
+  /// ``CancellationReason/current`` stays nil in it.
   @usableFromInline
   func cancel(reason: CancellationReason) {
     let task = withLock { state -> (any CancellableTask)? in
