@@ -18,43 +18,45 @@ struct TakenItems {
   /// details and no links, when there is no one to tell.
   mutating func forEachWorkOldestFirst(_ body: (StoredWork) -> Void) {
     slots.withUnsafeMutableBufferPointer { buffer in
-      if TakenItems.isInAddOrder(buffer) {
-        for index in buffer.indices {
-          if let work = buffer[index].work.take() { body(work) }
-        }
-      } else {
-        let order = buffer.indices.filter { buffer[$0].tag & Slot.freeBit == 0 }
-          .sorted { buffer[$0].tag < buffer[$1].tag }
-        for index in order {
-          if let work = buffer[index].work.take() { body(work) }
-        }
+      TakenItems.forEachOccupiedOldestFirst(buffer) { index in
+        if let work = buffer[index].work.take() { body(work) }
       }
     }
   }
 
-  /// Whether the occupied slots are in the order their work was added.
+  /// Hands `body` the index of each occupied slot, oldest work first.
   ///
   /// Slots are reused, so slot order is add order only until something finishes; a table
   /// that was never reordered (the common case) needs no sort.
-  private static func isInAddOrder(_ buffer: UnsafeMutableBufferPointer<Slot>) -> Bool {
+  private static func forEachOccupiedOldestFirst(
+    _ buffer: UnsafeMutableBufferPointer<Slot>, _ body: (Int) -> Void
+  ) {
+    // Only tags are read to find the order: copying a slot would retain its work.
+    func isOccupied(_ index: Int) -> Bool { buffer[index].tag & Slot.freeBit == 0 }
     var previous: UInt64 = 0
-    // Only tags are read: copying a slot would retain its work.
-    for index in buffer.indices where buffer[index].tag & Slot.freeBit == 0 {
+    var ordered = true
+    for index in buffer.indices where isOccupied(index) {
       let tag = buffer[index].tag
-      if tag < previous { return false }
+      if tag < previous {
+        ordered = false
+        break
+      }
       previous = tag
     }
-    return true
+    if ordered {
+      for index in buffer.indices where isOccupied(index) { body(index) }
+    } else {
+      let order = buffer.indices.filter(isOccupied).sorted { buffer[$0].tag < buffer[$1].tag }
+      for index in order { body(index) }
+    }
   }
 
   /// Takes each item out, oldest first, and hands it to `body`.
   mutating func forEachOldestFirst(_ body: (RemovedItem) -> Void) {
     let details = self.details
     slots.withUnsafeMutableBufferPointer { buffer in
-      // Only tags are read to find the order: copying a slot would retain its work.
-      func isOccupied(_ index: Int) -> Bool { buffer[index].tag & Slot.freeBit == 0 }
       func take(_ index: Int) {
-        guard isOccupied(index), let work = buffer[index].work.take() else { return }
+        guard let work = buffer[index].work.take() else { return }
         let sequence = buffer[index].tag >> ItemFlags.bitCount
         let flags = ItemFlags(rawValue: buffer[index].tag & ((1 << ItemFlags.bitCount) - 1))
         body(
@@ -62,7 +64,6 @@ struct TakenItems {
             work: work, sequence: sequence, flags: flags,
             details: flags.contains(.detailed) ? details[sequence] : nil))
       }
-      let ordered = TakenItems.isInAddOrder(buffer)
       // Links are merged in by sequence, so that children end in the order they were made,
       // among the work.
       let links = self.links.isEmpty ? [] : self.links.sorted { $0.key < $1.key }
@@ -76,17 +77,9 @@ struct TakenItems {
           nextLink += 1
         }
       }
-      if ordered {
-        for index in buffer.indices where isOccupied(index) {
-          takeLinks(before: buffer[index].tag)
-          take(index)
-        }
-      } else {
-        let order = buffer.indices.filter(isOccupied).sorted { buffer[$0].tag < buffer[$1].tag }
-        for index in order {
-          takeLinks(before: buffer[index].tag)
-          take(index)
-        }
+      TakenItems.forEachOccupiedOldestFirst(buffer) { index in
+        takeLinks(before: buffer[index].tag)
+        take(index)
       }
       takeLinks(before: .max)
     }
