@@ -39,4 +39,26 @@ struct Suite {
     }
     return samples
   }
+
+  /// `launches` tasks launched through AutoCancel (`autoCancel` returns their total
+  /// nanoseconds) beside as many bare `Task { }`s, interleaved: ns per task, as figures of
+  /// `scenario`.
+  func figuresAgainstBareTask(
+    scenario: String, launches: Int, _ autoCancel: @escaping (Int) async -> Double
+  ) async -> [Figure] {
+    var names: [String] = []
+    var bodies: [() async -> Double] = []
+    if runs("AutoCancel") {
+      names.append("AutoCancel")
+      bodies.append { await autoCancel(launches) / Double(launches) }
+    }
+    if runs("Task") {
+      names.append("Task")
+      bodies.append { await TaskBodies.bareTask(count: launches) / Double(launches) }
+    }
+    let samples = await interleaveAsync(bodies)
+    return zip(names, samples).map {
+      Figure(scenario: scenario, implementation: $0, unit: "ns", samples: $1)
+    }
+  }
 }

@@ -52,24 +52,15 @@ struct OneLinerScenario: Scenario {
   private func taskChurn(_ suite: Suite) async -> ScenarioReport {
     let launches = suite.plan.s8TaskLaunches
     suite.log("S8: \(launches) tasks bound through the one-liner")
-    var names: [String] = []
-    var bodies: [() async -> Double] = []
-    if suite.runs("AutoCancel") {
-      names.append("AutoCancel")
-      bodies.append { await OneLinerBodies.bindTask(count: launches) / Double(launches) }
-    }
-    if suite.runs("Task") {
-      names.append("Task")
-      bodies.append { await TaskBodies.bareTask(count: launches) / Double(launches) }
-    }
-    let samples = await suite.interleaveAsync(bodies)
     var report = ScenarioReport(
       name: "S8-oneliner-task",
       title: "`owner.autoCancel(Task { })`, awaited, \(grouped(launches)) times on one "
         + "long-lived owner (ns per task)",
       references: ["Task"],
-      results: zip(names, samples).map {
-        Figure(scenario: "S8-oneliner-task", implementation: $0, unit: "ns", samples: $1)
+      results: await suite.figuresAgainstBareTask(
+        scenario: "S8-oneliner-task", launches: launches
+      ) {
+        await OneLinerBodies.bindTask(count: $0)
       })
     report.notes.append("Task is a bare `Task { }`, awaited, bound to nothing.")
     return report
