@@ -8,8 +8,13 @@ let package = Package(
     .library(name: "AutoCancel", targets: ["AutoCancel"]),
     .library(name: "AutoCancelNetworking", targets: ["AutoCancelNetworking"]),
     .library(name: "AutoCancelObjC", targets: ["AutoCancelObjC"]),
-    .executable(name: "autocancel-demo", targets: ["autocancel-demo"]),
-    .executable(name: "autocancel-bench", targets: ["autocancel-bench"]),
+    // Not for apps: the loopback test server and the seeded generator that this package's
+    // tests share with the demo and bench in Demo/, a package of its own that can reach them
+    // only through products. Their API may change in any release.
+    .library(name: "_LoopbackHTTPServer", targets: ["LoopbackHTTPServer"]),
+    .library(name: "_SeededRandom", targets: ["SeededRandom"]),
+    // Not for apps: the tests' kit, for the demo's own tests.
+    .library(name: "_AutoCancelTestSupport", targets: ["AutoCancelTestSupport"]),
   ],
   targets: [
     // The core: standard library and Dispatch only, no Foundation.
@@ -19,21 +24,11 @@ let package = Package(
     // The Objective-C category's one-liner on any NSObject, and its drop-in for Objective-C
     // callers (Apple platforms; its runtime-free parts build and are tested everywhere).
     .target(name: "AutoCancelObjC", dependencies: ["AutoCancel"]),
-    // A tiny HTTP/1.1 server on 127.0.0.1 for the demo and the tests; not a product.
+    // A tiny HTTP/1.1 server on 127.0.0.1 for the tests and the demo.
     .target(name: "LoopbackHTTPServer"),
-    // SplitMix64, the one reproducible generator of the demo's plans and the tests' seeded
-    // runs; not a product.
+    // SplitMix64, the one reproducible generator of the tests' seeded runs and the demo's
+    // plans.
     .target(name: "SeededRandom"),
-    // The demo's scenario, measurement and report, shared by the executable and its test.
-    .target(
-      name: "DemoScenario",
-      dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer", "SeededRandom"]
-    ),
-    .executableTarget(name: "autocancel-demo", dependencies: ["DemoScenario"]),
-    .executableTarget(
-      name: "autocancel-bench",
-      dependencies: ["AutoCancel", "AutoCancelNetworking", "LoopbackHTTPServer"]
-    ),
     // What the tests share (bounded waits, gates, signals, threads, seeds, recording work);
     // only test targets depend on it, so it never reaches an app's build. Its locks and waits
     // are its own (the tests' referee, like the loopback server); it uses the core only for
@@ -56,10 +51,6 @@ let package = Package(
     .testTarget(
       name: "LoopbackHTTPServerTests",
       dependencies: ["LoopbackHTTPServer", "AutoCancelTestSupport", "SeededRandom"]
-    ),
-    .testTarget(
-      name: "DemoScenarioTests",
-      dependencies: ["DemoScenario", "LoopbackHTTPServer", "AutoCancelTestSupport"]
     ),
     .testTarget(
       name: "AutoCancelObjCTests",

@@ -34,8 +34,8 @@ fi
 
 bench="${BENCH:-}"
 if [[ -z "$bench" ]]; then
-  swift build -c release --product autocancel-bench >&2
-  bench="$(swift build -c release --show-bin-path)/autocancel-bench"
+  swift build -c release --package-path Demo --product autocancel-bench >&2
+  bench="$(swift build -c release --package-path Demo --show-bin-path)/autocancel-bench"
 fi
 
 # Prints "blocks bytes" allocated by one run of OP for IMPL at count N.

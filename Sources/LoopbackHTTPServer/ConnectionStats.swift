@@ -10,16 +10,16 @@ import Dispatch
 /// let idle = await server.waitForConnections { $0.open == 0 }
 /// print(idle?.accepted ?? 0, "connections served")
 /// ```
-package struct ConnectionStats: Sendable, Equatable {
+public struct ConnectionStats: Sendable, Equatable {
   /// Connections accepted and not yet closed.
-  package var open: Int
+  public var open: Int
   /// Connections accepted since the server started.
-  package var accepted: Int
+  public var accepted: Int
   /// When the most recent connection was closed (by either side), or `nil` if none closed yet.
-  package var lastClosedAt: DispatchTime?
+  public var lastClosedAt: DispatchTime?
 
   /// Creates a snapshot; the server builds these, tests may build expected values.
-  package init(open: Int = 0, accepted: Int = 0, lastClosedAt: DispatchTime? = nil) {
+  public init(open: Int = 0, accepted: Int = 0, lastClosedAt: DispatchTime? = nil) {
     self.open = open
     self.accepted = accepted
     self.lastClosedAt = lastClosedAt

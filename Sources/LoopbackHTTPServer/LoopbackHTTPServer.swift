@@ -46,7 +46,7 @@ import Foundation
 ///   print(record.clientWentAway, record.bytesSent)  // true, a few thousand
 /// }
 /// ```
-package final class LoopbackHTTPServer: Sendable {
+public final class LoopbackHTTPServer: Sendable {
   private let core = ServerCore()
 
   /// Creates a server that is not listening yet; call ``start()``.
@@ -54,7 +54,7 @@ package final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let server = LoopbackHTTPServer()
   /// ```
-  package init() {}
+  public init() {}
 
   /// Stops the server (see ``stop()``).
   deinit {
@@ -74,7 +74,7 @@ package final class LoopbackHTTPServer: Sendable {
   /// try server.start()
   /// print(server.baseURL)  // http://127.0.0.1:40123
   /// ```
-  package func start() throws(LoopbackHTTPServerError) {
+  public func start() throws(LoopbackHTTPServerError) {
     try core.start()
   }
 
@@ -91,7 +91,7 @@ package final class LoopbackHTTPServer: Sendable {
   /// server.stop()
   /// server.stop()  // does nothing
   /// ```
-  package func stop() {
+  public func stop() {
     core.stop()
   }
 
@@ -100,14 +100,14 @@ package final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let port = server.port  // e.g. 40123
   /// ```
-  package var port: Int { core.port }
+  public var port: Int { core.port }
 
   /// `http://127.0.0.1:<port>`, the URL every route is relative to.
   ///
   /// ```swift
   /// let url = server.baseURL.appendingPathComponent("bytes")
   /// ```
-  package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
   /// The URL of `pathAndQuery` on this server.
   ///
@@ -117,7 +117,7 @@ package final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let url = server.url("/delay?ms=50&size=10")
   /// ```
-  package func url(_ pathAndQuery: String) -> URL {
+  public func url(_ pathAndQuery: String) -> URL {
     URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
   }
 
@@ -126,21 +126,21 @@ package final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let cancelled = server.records.filter(\.clientWentAway)
   /// ```
-  package var records: [RequestRecord] { core.records }
+  public var records: [RequestRecord] { core.records }
 
   /// The latest record whose id is `id`, or `nil` if there is none yet.
   ///
   /// ```swift
   /// let record = server.record(id: "a")
   /// ```
-  package func record(id: String) -> RequestRecord? { core.record(id: id) }
+  public func record(id: String) -> RequestRecord? { core.record(id: id) }
 
   /// A snapshot of the connection counters.
   ///
   /// ```swift
   /// print(server.connections.open)
   /// ```
-  package var connections: ConnectionStats { core.stats }
+  public var connections: ConnectionStats { core.stats }
 
   /// Waits until the record with `id` satisfies `predicate`, and returns it.
   ///
@@ -157,7 +157,7 @@ package final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let record = await server.waitForRecord(id: "d1") { $0.bytesSent >= 4096 }
   /// ```
-  package func waitForRecord(
+  public func waitForRecord(
     id: String, timeout: TimeInterval = 30,
     where predicate: @escaping @Sendable (RequestRecord) -> Bool = { $0.isFinished }
   ) async -> RequestRecord? {
@@ -173,7 +173,7 @@ package final class LoopbackHTTPServer: Sendable {
   /// ```swift
   /// let stats = await server.waitForConnections { $0.open == 0 }
   /// ```
-  package func waitForConnections(
+  public func waitForConnections(
     timeout: TimeInterval = 30, where predicate: @escaping @Sendable (ConnectionStats) -> Bool
   ) async -> ConnectionStats? {
     await core.waitForConnections(timeout: timeout, where: predicate)

@@ -10,18 +10,18 @@
 ///   print("server did not start: \(error)")  // e.g. "bind failed (errno 98)"
 /// }
 /// ```
-package struct LoopbackHTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct LoopbackHTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The call that failed, e.g. `"bind"`, or `"start"` when starting a stopped server.
-  package let operation: String
+  public let operation: String
   /// The `errno` value reported by the call (`0` when not applicable).
-  package let code: Int32
+  public let code: Int32
 
   /// Creates an error for `operation` failing with `code`.
-  package init(operation: String, code: Int32) {
+  public init(operation: String, code: Int32) {
     self.operation = operation
     self.code = code
   }
 
   /// A short human-readable description, e.g. `"bind failed (errno 98)"`.
-  package var description: String { "\(operation) failed (errno \(code))" }
+  public var description: String { "\(operation) failed (errno \(code))" }
 }

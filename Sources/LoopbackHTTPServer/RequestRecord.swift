@@ -16,47 +16,47 @@ import Dispatch
 ///   print("client left after \(record.bytesSent) of \(record.bytesPlanned) bytes")
 /// }
 /// ```
-package struct RequestRecord: Sendable, Equatable {
+public struct RequestRecord: Sendable, Equatable {
   /// The request's id: its `id` query parameter, else its `X-Request-ID` header, else a
   /// generated `"request-<connection>-<n>"` (n counts requests on that connection). Not
   /// necessarily unique if clients reuse ids.
-  package var id: String
+  public var id: String
   /// The serial number (1, 2, ...) of the TCP connection that carried the request; equal
   /// numbers mean the connection was reused (keep-alive).
-  package var connection: Int
+  public var connection: Int
   /// The request method, e.g. `"GET"`.
-  package var method: String
+  public var method: String
   /// The path without the query, e.g. `"/slow"`.
-  package var path: String
+  public var path: String
   /// The decoded query parameters (last value wins for repeated names).
-  package var query: [String: String]
+  public var query: [String: String]
   /// When the request head had been read.
-  package var startedAt: DispatchTime
+  public var startedAt: DispatchTime
   /// The response status code chosen (0 until the server has decided it).
-  package var status: Int
+  public var status: Int
   /// The response body length announced in `Content-Length` (0 until decided).
-  package var bytesPlanned: Int
+  public var bytesPlanned: Int
   /// Response body bytes actually handed to the kernel so far (headers not counted).
-  package var bytesSent: Int
+  public var bytesSent: Int
   /// Request body bytes read so far (decoded, for chunked uploads).
-  package var requestBodyBytes: Int
+  public var requestBodyBytes: Int
   /// Whether the whole response (headers and `bytesPlanned` body bytes) was written.
-  package var completed: Bool
+  public var completed: Bool
   /// When the server noticed that the client closed or reset the connection before the
   /// response was complete, or `nil` if it did not.
-  package var clientWentAwayAt: DispatchTime?
+  public var clientWentAwayAt: DispatchTime?
   /// When the server stopped working on the request (for any reason), or `nil` while in
   /// progress.
-  package var finishedAt: DispatchTime?
+  public var finishedAt: DispatchTime?
 
   /// Whether the server has stopped working on the request; the record no longer changes.
-  package var isFinished: Bool { finishedAt != nil }
+  public var isFinished: Bool { finishedAt != nil }
 
   /// Whether the client closed or reset the connection before the response was complete.
-  package var clientWentAway: Bool { clientWentAwayAt != nil }
+  public var clientWentAway: Bool { clientWentAwayAt != nil }
 
   /// Creates a record; the server builds these, tests may build expected values.
-  package init(
+  public init(
     id: String, connection: Int, method: String, path: String, query: [String: String],
     startedAt: DispatchTime, status: Int = 0, bytesPlanned: Int = 0, bytesSent: Int = 0,
     requestBodyBytes: Int = 0, completed: Bool = false, clientWentAwayAt: DispatchTime? = nil,

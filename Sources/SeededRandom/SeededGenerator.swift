@@ -11,16 +11,16 @@
 /// let size = Int.random(in: 1_000...5_000, using: &random)  // the same on every run
 /// let leaveEarly = random.chance(75)
 /// ```
-package struct SeededGenerator: RandomNumberGenerator, Sendable {
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
   private var state: UInt64
 
   /// A generator whose sequence is determined by `seed` alone.
-  package init(seed: UInt64) {
+  public init(seed: UInt64) {
     state = seed
   }
 
   /// The next number of the sequence.
-  package mutating func next() -> UInt64 {
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var mixed = state
     mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -29,7 +29,7 @@ package struct SeededGenerator: RandomNumberGenerator, Sendable {
   }
 
   /// True with probability `percent` / 100.
-  package mutating func chance(_ percent: Int) -> Bool {
+  public mutating func chance(_ percent: Int) -> Bool {
     below(100) < percent
   }
 
@@ -37,17 +37,17 @@ package struct SeededGenerator: RandomNumberGenerator, Sendable {
   ///
   /// The modulo bias is negligible for the small bounds the package uses, and this is much
   /// cheaper than `Int.random(in:using:)` in debug builds.
-  package mutating func below(_ bound: Int) -> Int {
+  public mutating func below(_ bound: Int) -> Int {
     Int(truncatingIfNeeded: next() % UInt64(bound))
   }
 
   /// A number in `range`.
-  package mutating func within(_ range: ClosedRange<Int>) -> Int {
+  public mutating func within(_ range: ClosedRange<Int>) -> Int {
     range.lowerBound + below(range.upperBound - range.lowerBound + 1)
   }
 
   /// A seed derived from `base` for run number `index`: independent streams, one per run.
-  package static func derive(_ base: UInt64, _ index: Int) -> UInt64 {
+  public static func derive(_ base: UInt64, _ index: Int) -> UInt64 {
     var generator = SeededGenerator(
       seed: base ^ (UInt64(truncatingIfNeeded: index) &* 0xD6E8_FEB8_6659_FD93))
     return generator.next()

@@ -1,6 +1,6 @@
 import AutoCancel
 
-/// A faithful Swift port of the Objective-C holder (shared/ORIGIN.md): an array of boxes,
+/// A faithful Swift port of the Objective-C holder (the category of the migration article): an array of boxes,
 /// each with a **weak** reference to one request, under a lock. Every add first sweeps the
 /// array from the end, removing each box whose request is gone with a linear search
 /// (`removeObject:`), then appends a new box. Deinit cancels the requests still alive.
