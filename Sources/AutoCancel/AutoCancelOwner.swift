@@ -3,7 +3,7 @@ import Dispatch
 /// A class whose work is cancelled when it goes away: it stores a ``CancelBag``.
 ///
 /// Conforming takes one stored property; in return the owner gets the one-liner
-/// ``autoCancel(_:key:label:)-3ttkj``, the Swift form of the Objective-C
+/// ``autoCancel(_:key:label:)-(Work,_,_)``, the Swift form of the Objective-C
 /// `autoCancelRequestOnDealloc:`, and task launchers bound to its lifetime.
 ///
 /// ```swift
@@ -30,58 +30,18 @@ extension AutoCancelOwner {
   /// Binds `work` to this owner: it is cancelled when the owner goes away, unless it
   /// finishes first.
   ///
-  /// The same as `cancelBag.add(work, key: key, label: label)`; see ``CancelBag``.
+  /// The Swift form of the Objective-C `[self autoCancelRequestOnDealloc:request]`, and the
+  /// same as `cancelBag.add(work, key: key, label: label)`: a `Task`, an `Operation`, a
+  /// `URLSessionTask` (with `AutoCancelNetworking`) and ``FinishReporting`` work leave by
+  /// themselves once done, however the call site typed them; see
+  /// ``CancelBag/add(_:key:label:)-(Work,_,_)``.
   ///
   /// ```swift
   /// autoCancel(request)   // [self autoCancelRequestOnDealloc:request];
   /// ```
-  @discardableResult
-  public func autoCancel<Work: AutoCancellable & AnyObject>(
-    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
-  ) -> CancelRegistration {
-    cancelBag.add(work, key: key, label: label)
-  }
-
-  /// Binds value-type work to this owner.
   ///
-  /// ```swift
-  /// autoCancel(request)
-  /// ```
-  @discardableResult
-  public func autoCancel<Work: AutoCancellable>(
-    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
-  ) -> CancelRegistration {
-    cancelBag.add(work, key: key, label: label)
-  }
-
-  /// Binds work that reports when it is finished to this owner; it leaves by itself once
-  /// it is.
-  ///
-  /// The same as `cancelBag.add(work, key: key, label: label)`; see ``FinishReporting``.
-  ///
-  /// ```swift
-  /// autoCancel(operation)
-  /// ```
-  @discardableResult
-  public func autoCancel<Work: FinishReporting & AnyObject>(
-    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
-  ) -> CancelRegistration {
-    cancelBag.add(work, key: key, label: label)
-  }
-
-  /// Binds a value type that reports when it is finished to this owner.
-  @discardableResult
-  public func autoCancel<Work: FinishReporting>(
-    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
-  ) -> CancelRegistration {
-    cancelBag.add(work, key: key, label: label)
-  }
-
-  /// Binds a task to this owner: cancelled when the owner goes away, gone from the bag once
-  /// it returns.
-  ///
-  /// The task must not capture the owner strongly: an owner kept alive by its own task is
-  /// never deinitialized while the task runs, and nothing is cancelled.
+  /// A task must not capture the owner strongly: an owner kept alive by its own task is never
+  /// deinitialized while the task runs, and nothing is cancelled.
   ///
   /// ```swift
   /// func startUpload(_ file: File) {
@@ -89,10 +49,10 @@ extension AutoCancelOwner {
   /// }
   /// ```
   @discardableResult
-  public func autoCancel<Success: Sendable, Failure: Error>(
-    _ task: Task<Success, Failure>, key: (any Hashable & Sendable)? = nil, label: String? = nil
+  public func autoCancel<Work: AutoCancellable>(
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
   ) -> CancelRegistration {
-    cancelBag.add(task, key: key, label: label)
+    cancelBag.add(work, key: key, label: label)
   }
 
   /// Binds a `DispatchWorkItem` to this owner.

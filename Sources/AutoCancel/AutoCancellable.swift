@@ -1,10 +1,11 @@
 /// Work that can be cancelled: the only thing AutoCancel needs to know about it.
 ///
 /// Conforming types write one method, ``cancel()``. Work that wants to know why it was
-/// cancelled conforms to ``ReasonAwareCancellable`` instead.
+/// cancelled conforms to ``ReasonAwareCancellable`` instead, and work that can say it is done
+/// to ``FinishReporting``, so that it leaves its bag by itself.
 ///
-/// `Task` conforms already, and `AutoCancelNetworking` adds `Operation` (a raw
-/// `URLSessionTask` joins through its own `add(_:)` overload). A `DispatchWorkItem` (not `Sendable` in every Dispatch) goes in through
+/// `Task` conforms already; `AutoCancelNetworking` adds `URLSessionTask` and `Operation`. A
+/// `DispatchWorkItem` (not `Sendable` in every Dispatch) goes in through
 /// ``CancelBag/add(_:key:label:)-(DispatchWorkItem,_,_)``, a closure through
 /// ``CancelBag/add(key:label:onCancel:)``. Your own request types conform in one line:
 ///
@@ -28,23 +29,26 @@
 ///   so it may call back into the bag (add, cancel, finish, count).
 /// - It should be idempotent and return promptly: the caller is often tearing down a screen.
 ///   Hand slow clean-up to another queue.
+/// - Implement ``cancel()`` only. The underscored members are the library's: their
+///   implementations are chosen for you when your type conforms (see <doc:Contracts>).
 public protocol AutoCancellable: Sendable {
   /// Stops the work. Called at most once per registration, from any thread.
   func cancel()
 
-  /// The bag's way in: cancels, handing `reason` to work that takes one.
+  /// The bag's way to cancel: hands `reason` to work that takes one. The library's; do not
+  /// implement it.
   ///
-  /// Implemented for every conformer (``cancel()`` here, ``ReasonAwareCancellable/cancel(reason:)``
-  /// for reason-aware work); do not implement it. A requirement rather than a cast, so that
-  /// the choice is made once, when the type conforms, instead of on every cancel.
+  /// A requirement rather than a cast, so that the choice is made once, when the type
+  /// conforms: a protocol cast costs more than a whole add and finish.
   func _cancel(for reason: CancellationReason)
 
-  /// The bag's way to ask whether the work is done, so that it can leave by itself.
+  /// The bag's way to take this kind of work in: as it is or boxed, and how it leaves by
+  /// itself (a `Task` awaited, ``FinishReporting`` work asked). The library's; do not
+  /// implement it.
   ///
-  /// Implemented for every conformer (false here, ``FinishReporting/isFinished`` for work
-  /// that reports it); do not implement it. A requirement rather than a cast, so that the
-  /// choice is made once, when the type conforms, instead of for every item a sweep asks.
-  func _isFinished() -> Bool
+  /// Chosen when the type conforms, so that every add of the work behaves the same whether
+  /// the call site knows its type, is generic over it or holds an existential.
+  static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration
 }
 
 extension AutoCancellable {
@@ -53,16 +57,28 @@ extension AutoCancellable {
     cancel()
   }
 
-  /// False, unless the work conforms to ``FinishReporting`` in another module than its
-  /// `AutoCancellable` conformance: that conformance was fixed without knowing of the other,
-  /// so only a cast finds ``FinishReporting/isFinished``. The bag asks only work it added as
-  /// `FinishReporting`, so other work never pays for the cast.
-  public func _isFinished() -> Bool {
-    (self as? any FinishReporting)?.isFinished ?? false
+  /// Boxes the value once, so that the bag stores it as it stores a class.
+  public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
+    insertion.warnIfFinishReportingElsewhere(Self.self)
+    return insertion.add(BoxedWork(work))
   }
 }
 
-/// A `Task` is cancelled through `Task.cancel()`; prefer
-/// ``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>``, which also removes
-/// the task from the bag when it finishes.
-extension Task: AutoCancellable {}
+extension AutoCancellable where Self: AnyObject {
+  /// Stores the work as it is: one reference, no allocation.
+  @inlinable
+  public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
+    insertion.warnIfFinishReportingElsewhere(Self.self)
+    return insertion.add(work)
+  }
+}
+
+/// A `Task` is cancelled through `Task.cancel()`, and leaves its bag by itself once it
+/// returns; prefer ``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>``, which
+/// starts the task already bound.
+extension Task: AutoCancellable {
+  /// Stores the task with a watcher that finishes its registration when the task returns.
+  public static func _add(_ task: Self, to insertion: _BagInsertion) -> CancelRegistration {
+    insertion.addWatched(task)
+  }
+}

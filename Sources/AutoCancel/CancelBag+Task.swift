@@ -55,35 +55,6 @@ extension CancelBag {
     launch(key: key, label: label, priority: priority, operation).task
   }
 
-  /// Adds a task you made; it leaves the bag by itself once it returns.
-  ///
-  /// The bag cancels the task when it ends, unless the task returned first. A `Task` cannot
-  /// be asked whether it finished, so the bag awaits it in a watcher task of lowest priority
-  /// (which never raises the task's own) and finishes the registration when it returns: about
-  /// the cost of one more task launch. Prefer
-  /// ``task(key:label:priority:operation:)->Task<Success,Error>``, which needs no watcher.
-  ///
-  /// ```swift
-  /// cancelBag.add(Task { [weak self] in try await self?.upload(file) })
-  /// ```
-  ///
-  /// A task that already returned leaves at once; the same task added twice makes two
-  /// registrations, each leaving when it returns; on a bag that has ended, the task is
-  /// cancelled before this returns and no watcher starts.
-  @discardableResult
-  public func add<Success: Sendable, Failure: Error>(
-    _ task: Task<Success, Failure>, key: (any Hashable & Sendable)? = nil, label: String? = nil
-  ) -> CancelRegistration {
-    let registration = core.add(BoxedWork(task), details: .make(label: label, key: key))
-    if registration.ticket != .inactive {
-      Task<Void, Never>.detached(priority: .background) {
-        _ = await task.result
-        registration.finish()
-      }
-    }
-    return registration
-  }
-
   /// Starts a task bound to the bag, with its registration.
   ///
   /// Inlinable, with the `task` methods that call it, so that it is specialized for the

@@ -61,8 +61,8 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   /// Adds work to cancel when the bag ends, unless it finishes first.
   ///
-  /// O(1). Classes are stored as they are, with no allocation. If the bag has ended, the work
-  /// is cancelled before this returns, and the registration returned is inactive.
+  /// O(1). If the bag has ended, the work is cancelled before this returns, and the
+  /// registration returned is inactive.
   ///
   /// ```swift
   /// let task = session.dataTask(with: url) { data, response, error in ... }
@@ -70,12 +70,21 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// task.resume()
   /// ```
   ///
-  /// Adding the same work twice makes two registrations; each ends once, so the work may be
-  /// cancelled twice.
+  /// How the work is held, and whether it leaves by itself, depends on what it is, never on
+  /// how the call site typed it (concretely, through a generic parameter or as
+  /// `any AutoCancellable`):
   ///
-  /// Work added this way stays until its registration is finished or the bag cancels it.
-  /// Work that conforms to ``FinishReporting`` (`Operation`, `URLSessionTask`) and `Task`
-  /// leave by themselves once done; see <doc:Contracts>.
+  /// - A class is stored as it is, with no allocation; a value type (a struct of yours) is
+  ///   boxed once.
+  /// - A `Task` leaves once it returns: a watcher task awaits it.
+  /// - ``FinishReporting`` work (`Operation`, `URLSessionTask` with `AutoCancelNetworking`)
+  ///   leaves soon after it finished: the bag asks it every few dozen such adds, and the
+  ///   library's reaper asks it twice a second while the bag holds any.
+  /// - Other work stays until its registration is finished, a newer item takes its key, or
+  ///   the bag cancels it.
+  ///
+  /// Adding the same work twice makes two registrations; each ends once, so the work may be
+  /// cancelled twice. See <doc:Contracts>.
   ///
   /// - Parameters:
   ///   - work: The work. The bag keeps a strong reference until the work ends.
@@ -85,58 +94,12 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   ///   - label: A name shown in ``snapshot()``, events and ``debugDescription``.
   /// - Returns: The registration: finish it when the work completes, or cancel it alone.
   @inlinable @discardableResult
-  public func add<Work: AutoCancellable & AnyObject>(
-    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
-  ) -> CancelRegistration {
-    // Inlinable, with `finish()`, so that the optimizer sees a discarded registration and
-    // drops its retain of the core: 843 instructions per add+finish pair in release, 957
-    // without (callgrind, the work's allocation included).
-    CancelRegistration(
-      core: core, ticket: core.addTicket(work, details: .make(label: label, key: key)))
-  }
-
-  /// Adds a value-type work item (such as a `Task`) to cancel when the bag ends.
-  ///
-  /// The same as the class form, with one small allocation to box the value.
-  ///
-  /// ```swift
-  /// let task = Task { try await upload(file) }
-  /// cancelBag.add(task)
-  /// ```
-  @discardableResult
   public func add<Work: AutoCancellable>(
     _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
   ) -> CancelRegistration {
-    core.add(BoxedWork(work), details: .make(label: label, key: key))
-  }
-
-  /// Adds work that reports when it is finished; it leaves the bag by itself once it is.
-  ///
-  /// The same as the other forms, and the bag also asks ``FinishReporting/isFinished`` from
-  /// time to time (after a few dozen such adds, never on a timer) and drops the work that
-  /// says yes, without cancelling it. Nothing needs to call ``CancelRegistration/finish()``,
-  /// and a long-lived bag stays as small as its work in flight.
-  ///
-  /// ```swift
-  /// cancelBag.add(operation)   // an Operation leaves once it is finished
-  /// queue.addOperation(operation)
-  /// ```
-  @discardableResult
-  public func add<Work: FinishReporting & AnyObject>(
-    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
-  ) -> CancelRegistration {
-    core.addReportingFinish(work, details: .make(label: label, key: key))
-  }
-
-  /// Adds a value type that reports when it is finished; it leaves the bag by itself once
-  /// it is.
-  ///
-  /// The same as the class form, with one small allocation to box the value.
-  @discardableResult
-  public func add<Work: FinishReporting>(
-    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
-  ) -> CancelRegistration {
-    core.addReportingFinish(BoxedFinishReporting(work), details: .make(label: label, key: key))
+    // Inlinable, with the class witness of `_add` and `finish()`, so that for a class the
+    // optimizer sees a discarded registration and drops its retain of the core.
+    Work._add(work, to: _BagInsertion(core: core, details: .make(label: label, key: key)))
   }
 
   /// Adds a `DispatchWorkItem`; cancelling it stops it from running if it has not started.

@@ -17,7 +17,7 @@ public struct CancelBagItem: Sendable, CustomStringConvertible {
   /// A number unique within the bag, increasing in the order work was added.
   public let id: UInt64
 
-  /// The label given to ``CancelBag/add(_:key:label:)-2hesh`` or to a launcher, if any.
+  /// The label given to ``CancelBag/add(_:key:label:)-(Work,_,_)`` or to a launcher, if any.
   public let label: String?
 
   /// The key the work was added under, if any.

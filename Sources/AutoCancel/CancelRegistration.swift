@@ -1,4 +1,4 @@
-/// One piece of work in a bag: what ``CancelBag/add(_:key:label:)-2hesh`` returns.
+/// One piece of work in a bag: what ``CancelBag/add(_:key:label:)-(Work,_,_)`` returns.
 ///
 /// A registration ends exactly once, in one of two ways:
 ///

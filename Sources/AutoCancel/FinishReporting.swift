@@ -2,9 +2,9 @@
 ///
 /// Conform your own request types when nothing calls ``CancelRegistration/finish()`` for
 /// them: the one-liner (`autoCancel(request)` of an ``AutoCancelOwner``, or
-/// `cancelBag.add(request)`) then drops the work soon after it reports
-/// that it finished, and a bag that lives as long as the app stays as small as its work in
-/// flight. `Operation` and `URLSessionTask` conform in `AutoCancelNetworking`.
+/// `cancelBag.add(request)`) then drops the work soon after it reports that it finished, and a
+/// bag that lives as long as the app stays as small as its work in flight. `Operation` and
+/// `URLSessionTask` leave the same way (`AutoCancelNetworking`).
 ///
 /// ```swift
 /// final class ImageRequest: FinishReporting {
@@ -18,12 +18,16 @@
 /// ## Contract for implementers
 ///
 /// - ``isFinished`` may be read from any thread, at any time, never under a lock of the
-///   bag's. It must return promptly and must not call back into the bag.
-/// - Once true, it stays true. The bag may ask again later; it only drops work that says
-///   true, so work that is still running is never dropped.
+///   bag's: on adds, and from the library's reaper, a few times a second while the bag holds
+///   such work. It must return promptly and must not call back into the bag.
+/// - Once true, it stays true. The bag only drops work that says true, so work that is still
+///   running is never dropped.
 /// - Finished work may still receive one ``AutoCancellable/cancel()`` if its bag ends before
 ///   it noticed the finish: make `cancel()` harmless after the work finished, as
 ///   `Operation.cancel()` and `URLSessionTask.cancel()` are.
+/// - Declare `FinishReporting` where the type conforms to ``AutoCancellable``: a bag learns how
+///   a type leaves from that conformance. (A `FinishReporting` conformance added in another
+///   module, or in a subclass, is not seen; debug builds warn once for such a type.)
 ///
 /// See <doc:Contracts> for when a bag asks.
 public protocol FinishReporting: AutoCancellable {
@@ -32,8 +36,15 @@ public protocol FinishReporting: AutoCancellable {
 }
 
 extension FinishReporting {
-  /// Answers with ``isFinished``.
-  public func _isFinished() -> Bool {
-    isFinished
+  /// Boxes the value once, and asks it from time to time whether it finished.
+  public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
+    insertion.addReportingFinish(BoxedFinishReporting(work))
+  }
+}
+
+extension FinishReporting where Self: AnyObject {
+  /// Stores the work as it is, and asks it from time to time whether it finished.
+  public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
+    insertion.addReportingFinish(work)
   }
 }

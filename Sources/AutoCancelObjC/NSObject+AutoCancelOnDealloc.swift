@@ -23,11 +23,11 @@
     /// }
     /// ```
     ///
-    /// The work is held strongly until it is finished or cancelled, as a `CancelBag` holds it.
-    /// Work that reports its finish (`FinishReporting`, such as `Operation`) and `Task`s leave
-    /// by themselves, as with `autoCancel(_:)`; for other work, finish the registration
-    /// returned when it completes. Thread-safe; the work is cancelled on the thread that
-    /// releases the object, never under a lock.
+    /// The work is held as a `CancelBag` holds it: a `Task`, an `Operation`, a
+    /// `URLSessionTask` (with `AutoCancelNetworking`) and `FinishReporting` work leave by
+    /// themselves once done, as with `autoCancel(_:)`, however the call site typed them; for
+    /// other work, finish the registration returned when it completes. Thread-safe; the work
+    /// is cancelled on the thread that releases the object, never under a lock.
     ///
     /// A class that is also an `AutoCancelOwner` keeps its `autoCancel(_:key:label:)`, which
     /// goes to its stored bag; prefer that bag there, as `cancelAll(reason:)` reaches only
@@ -38,38 +38,10 @@
     ///   - key: Latest wins: work bound to this object under an equal key is cancelled.
     /// - Returns: The registration: finish it when the work completes, or cancel it alone.
     @discardableResult
-    public func autoCancelRequestOnDealloc<Work: AutoCancellable & AnyObject>(
-      _ work: Work, key: (any Hashable & Sendable)? = nil
-    ) -> CancelRegistration {
-      runtimeBinder.bind(work, to: self, key: key)
-    }
-
-    /// Binds value-type work (such as a `Task`) to this object: it is cancelled when the
-    /// object is deallocated, unless it finishes first.
-    ///
-    /// The same as the class form.
-    ///
-    /// ```swift
-    /// autoCancelRequestOnDealloc(Task { try await sync() })
-    /// ```
-    @discardableResult
     public func autoCancelRequestOnDealloc<Work: AutoCancellable>(
       _ work: Work, key: (any Hashable & Sendable)? = nil
     ) -> CancelRegistration {
       runtimeBinder.bind(work, to: self, key: key)
-    }
-
-    /// Binds a `Task` to this object: it is cancelled when the object is deallocated, and
-    /// leaves the hidden holder by itself once it completes.
-    ///
-    /// ```swift
-    /// autoCancelRequestOnDealloc(Task { [store] in try await store.sync() })
-    /// ```
-    @discardableResult
-    public func autoCancelRequestOnDealloc<Success: Sendable, Failure: Error>(
-      _ task: Task<Success, Failure>, key: (any Hashable & Sendable)? = nil
-    ) -> CancelRegistration {
-      runtimeBinder.bind(task, to: self, key: key)
     }
 
     /// Binds a `DispatchWorkItem` to this object: it never runs once the object is
@@ -99,10 +71,10 @@
     ///
     /// When the object is deallocated, the request receives `cancel` only if it responds to
     /// that selector: a request without it is left alone instead of crashing. A request that
-    /// conforms to `AutoCancellable` in Swift is bound as the typed form binds it, held
-    /// strongly. Any other request is held weakly, as the category held it: once its network
-    /// layer releases it, it is finished, and its trace is swept in amortized constant time.
-    /// A nil request is ignored. Thread-safe.
+    /// conforms to `AutoCancellable` in Swift is bound as the typed form binds it. Any other
+    /// request is held weakly, as the category held it: once its network layer releases it,
+    /// it is finished, and its trace leaves the holder soon after, as finished work leaves a
+    /// bag. A nil request is ignored. Thread-safe.
     ///
     /// > Important: Remove the original category when you add this package. Two categories
     /// > that define one selector on one class are undefined behaviour in Objective-C: either
@@ -111,7 +83,7 @@
     /// - Parameter request: The request; `cancel` is sent to it when the object goes away, if
     ///   it is still alive and responds to it.
     @objc(autoCancelRequestOnDealloc:)
-    public func autoCancelObjectiveCRequestOnDealloc(_ request: AnyObject?) {
+    public func _autoCancelObjectiveCRequestOnDealloc(_ request: AnyObject?) {
       runtimeBinder.bindUntyped(request, to: self)
     }
   }

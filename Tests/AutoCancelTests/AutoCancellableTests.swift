@@ -51,6 +51,63 @@ struct AutoCancellableTests {
     bag.cancelAll()
     #expect(probe.reasons == [.replaced])
   }
+
+  @Test(
+    "leaves by itself, or stays, for what the work is, however the call site typed it",
+    arguments: CallSite.allCases)
+  func callSiteDoesNotDecide(site: CallSite) async {
+    let owner = Owner()
+    let finishing = RecordingFinishingWork()
+    let finishingValue = FinishingValue(RecordingFinishingWork())
+    let task = Task {}
+    let plain = RecordingWork()
+    switch site {
+    case .concrete:
+      owner.autoCancel(finishing)
+      owner.autoCancel(finishingValue)
+      owner.autoCancel(task)
+      owner.autoCancel(plain)
+    case .generic:
+      for work in [finishing, finishingValue, task, plain] as [any AutoCancellable] {
+        bindGenerically(work, to: owner)
+      }
+    case .existential:
+      for work in [finishing, finishingValue, task, plain] as [any AutoCancellable] {
+        owner.cancelBag.add(work)
+      }
+    }
+    finishing.complete()
+    finishingValue.work.complete()
+    await task.value
+    await waitUntil("only the plain work is left") { owner.cancelBag.count == 1 }
+    #expect(owner.cancelBag.snapshot().map(\.workType) == ["RecordingWork"])
+    owner.cancelBag.cancelAll()
+    #expect(plain.cancelCount == 1)
+    #expect(finishing.cancelCount == 0)
+  }
+}
+
+/// How a call site reaches `autoCancel`: with the work's own type, through a generic
+/// parameter, or as `any AutoCancellable`.
+enum CallSite: String, CaseIterable, Sendable {
+  case concrete, generic, existential
+}
+
+/// A user's generic helper around the one-liner.
+private func bindGenerically<Work: AutoCancellable>(_ work: Work, to owner: some AutoCancelOwner) {
+  owner.autoCancel(work)
+}
+
+private final class Owner: AutoCancelOwner, Sendable {
+  let cancelBag = CancelBag()
+}
+
+/// A value type that reports its finish.
+private struct FinishingValue: FinishReporting {
+  let work: RecordingFinishingWork
+  init(_ work: RecordingFinishingWork) { self.work = work }
+  var isFinished: Bool { work.isFinished }
+  func cancel() { work.cancel() }
 }
 
 /// Work that implements only `cancel(reason:)`.

@@ -112,23 +112,27 @@ struct FinishReportingTests {
     #expect(alive <= BagState.minimumSweepThreshold)
   }
   @Test(
-    "leaves by itself when it reports its finish through a conformance declared in another module than its cancel"
+    "declared in another module than its AutoCancellable conformance, stays until it ends, and debug builds say so once"
   )
-  func finishReportingDeclaredElsewhereLeaves() {
+  func finishReportingDeclaredElsewhereStays() {
     let uploader = Uploader()
-    var largest = 0
-    for _ in 0..<10_000 {
-      let request = ForeignRequest()
+    let requests = (0..<100).map { _ in ForeignRequest() }
+    for request in requests {
       uploader.autoCancel(request)
       request.complete()
-      largest = max(largest, uploader.cancelBag.count)
     }
-    #expect(largest <= BagState.minimumSweepThreshold)
+    // How a type leaves is chosen at its AutoCancellable conformance, which knew nothing of
+    // the FinishReporting one: the bag never asks, so nothing leaves by itself.
+    #expect(uploader.cancelBag.count == 100)
+    #expect(FinishReportingWarning.hasWarned(about: ForeignRequest.self))
+    uploader.cancelBag.cancelAll()
+    #expect(requests.allSatisfy { $0.cancelCount == 1 })
   }
 
   @Test("is asked about its progress a bounded number of times per add, however much runs")
   func sweepsAreAmortized() {
     let bag = CancelBag()
+    bag.keepFromReaper()
     let requests = (0..<10_000).map { _ in ImageRequest() }
     for request in requests { bag.add(request) }
     #expect(bag.count == 10_000)
@@ -139,6 +143,7 @@ struct FinishReportingTests {
   @Test("still running when the owner goes, is cancelled exactly once; swept, is not")
   func runningWorkIsCancelledOnce() {
     var uploader: Uploader? = Uploader()
+    uploader?.cancelBag.keepFromReaper()
     let running = (0..<1_000).map { _ in ImageRequest() }
     let finished = (0..<1_000).map { _ in ImageRequest() }
     for (late, done) in zip(running, finished) {
@@ -216,6 +221,7 @@ struct FinishReportingTests {
   )
   func sameRequestTwice() {
     let bag = CancelBag()
+    bag.keepFromReaper()
     let request = ImageRequest()
     bag.add(request)
     bag.add(request)
@@ -229,6 +235,7 @@ struct FinishReportingTests {
   @Test("a sweep never touches newer work that took the slot of work it found finished")
   func sweepSparesNewerWorkInAReusedSlot() async {
     let bag = CancelBag()
+    bag.keepFromReaper()
     let held = HeldRequest()
     let heldRegistration = bag.add(held)
     let running = (1..<BagState.minimumSweepThreshold).map { _ in ImageRequest() }
@@ -249,5 +256,42 @@ struct FinishReportingTests {
     #expect(bag.count == BagState.minimumSweepThreshold)
     bag.cancelAll()
     #expect(newer.reasons == [.explicit])
+  }
+
+  @Test(
+    "leaves after a burst that all finished, with no later add: 5,000 requests freed within a second"
+  )
+  func finishedBurstLeaves() async {
+    let uploader = Uploader()
+    var weakPayloads: [WeakPayload] = []
+    var requests: [ImageRequest] = []
+    for _ in 0..<5_000 {
+      let request = ImageRequest()
+      weakPayloads.append(WeakPayload(request.payload))
+      uploader.send(request)
+      requests.append(request)
+    }
+    for request in requests { request.complete() }
+    requests = []
+    await waitUntil("the finished burst left the bag") { uploader.cancelBag.count == 0 }
+    #expect(uploader.cancelBag.snapshot().isEmpty)
+    #expect(uploader.cancelBag.slotCount == 0)
+    let alive = weakPayloads.count { $0.payload != nil }
+    #expect(alive == 0)
+  }
+
+  @Test(
+    "of a burst, leaves while the work still running stays, and is cancelled when the owner goes"
+  )
+  func burstLeavesAroundRunningWork() async {
+    var uploader: Uploader? = Uploader()
+    let running = (0..<100).map { _ in ImageRequest() }
+    let finished = (0..<4_900).map { _ in ImageRequest() }
+    for request in running + finished { uploader?.send(request) }
+    for request in finished { request.complete() }
+    await waitUntil("only the running work is left") { uploader?.cancelBag.count == 100 }
+    uploader = nil
+    #expect(running.allSatisfy { $0.cancelCount == 1 })
+    #expect(finished.allSatisfy { $0.cancelCount == 0 })
   }
 }

@@ -20,6 +20,14 @@ struct BagCore: Sendable {
     locked = Locked(BagState())
   }
 
+  /// The core whose state and lock `locked` holds.
+  init(_ locked: Locked<BagState>) {
+    self.locked = locked
+  }
+
+  /// A reference to this core that does not keep it alive.
+  var weakReference: Locked<BagState>.WeakReference { locked.weakReference }
+
   @inline(__always)
   func withLock<Result>(_ body: (inout BagState) throws -> Result) rethrows -> Result {
     try locked.withLock(body)
@@ -43,9 +51,6 @@ struct BagCore: Sendable {
   /// Returns a plain value, so that inlinable callers build the registration themselves and
   /// the optimizer can drop the registration's retain of the core when it is discarded.
   ///
-  /// Work flagged `ItemFlags/reportsFinish` may start a sweep of the finished ones: decided
-  /// in the same lock trip as the add, and done after it.
-  ///
   /// Usable from inline code for the inlinable `CancelBag.add(_:key:label:)`, which calls it
   /// directly: a non-inlinable wrapper without `flags` cost the add+finish pair 10
   /// instructions more (callgrind, release).
@@ -55,60 +60,77 @@ struct BagCore: Sendable {
   ) -> Ticket {
     if details == nil {
       // The common case, kept short: plain work, an open bag, nobody observing.
-      let added: (Ticket, [SweepCandidate]?)? = withLock { state in
+      let ticket: Ticket? = withLock { state in
         guard state.endReason == nil, !state.isObserved else { return nil }
-        let ticket = state.place(work, flags: flags)
-        return (ticket, flags.contains(.reportsFinish) ? state.takeFinishReportersIfDue() : nil)
+        return state.place(work, flags: flags)
       }
-      if let (ticket, candidates) = added {
-        if let candidates { sweep(candidates) }
-        return ticket
-      }
+      if let ticket { return ticket }
     }
+    return addTicket(work, flags: flags, reporter: nil, details: details)
+  }
+
+  /// Registers work that reports `isFinished`: the bag asks it from time to time (every few
+  /// dozen such adds, and from the reaper while it holds any), and drops it once it finished.
+  func addReportingFinish(
+    _ work: some FinishReporting & AnyObject, details: ItemDetails?
+  ) -> CancelRegistration {
+    CancelRegistration(
+      core: self, ticket: addTicket(work, flags: [], reporter: work, details: details))
+  }
+
+  /// The full add: details and keys, observers, an ended bag, finish-reporting work.
+  private func addTicket(
+    _ work: StoredWork, flags: ItemFlags, reporter: (any FinishReporting & AnyObject)?,
+    details: ItemDetails?
+  ) -> Ticket {
     let outcome: AddOutcome = withLock { state in
       if let reason = state.endReason { return .rejected(reason) }
-      let (ticket, replaced) = state.insert(work, flags: flags, details: details)
+      let (ticket, replaced) = state.insert(
+        work, flags: flags, reporter: reporter, details: details)
       return .added(
         ticket, replaced: replaced, observers: state.observersToNotify,
-        candidates: flags.contains(.reportsFinish) ? state.takeFinishReportersIfDue() : nil)
+        candidates: reporter == nil ? nil : state.takeFinishReportersIfDue(),
+        joinsReaper: reporter != nil && state.joinsReaper())
     }
     switch outcome {
     case .rejected(let reason):
       work._cancel(for: reason)
       return .inactive
-    case .added(let ticket, let replaced, let observers, let candidates):
+    case .added(let ticket, let replaced, let observers, let candidates, let joinsReaper):
       if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
       if let observers, !flags.contains(.link) {
         let item = CancelBagItem(
           work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
         notify(observers, CancelBagEvent(kind: .registered, item: item))
       }
+      if joinsReaper { Reaper.shared.visit(self) }
       if let candidates { sweep(candidates) }
       return ticket
     }
   }
 
-  /// Registers work that reports `isFinished`, and sweeps the finished ones once enough of
-  /// it was added since the last sweep.
-  func addReportingFinish(_ work: StoredWork, details: ItemDetails?) -> CancelRegistration {
-    add(work, flags: .reportsFinish, details: details)
+  /// Asks every piece of finish-reporting work whether it is done, and drops what is: the
+  /// reaper's visit. Returns whether the reaper should come back (some is left).
+  func reap() -> Bool {
+    sweep(withLock { $0.takeFinishReporters() })
+    return withLock { $0.staysReaped() }
   }
 
   /// Asks the work taken for a sweep whether it is done, outside the lock (it is the user's
   /// code), and finishes the registrations of what says yes.
   ///
-  /// Amortized O(1) per add: a sweep asks at most the work added since the last sweep plus
-  /// that sweep's survivors, and the next one waits for twice as many survivors. Finishing
-  /// goes by ticket, so a slot reused meanwhile by newer work is never touched.
+  /// Amortized O(1) per add: a sweep on add asks at most the work added since the last sweep
+  /// plus that sweep's survivors, and the next one waits for twice as many survivors.
+  /// Finishing goes by ticket, so a slot reused meanwhile by newer work is never touched.
   private func sweep(_ candidates: [SweepCandidate]) {
     var finished: [Ticket] = []
     finished.reserveCapacity(candidates.count)
-    var survivors: [Ticket] = []
+    var survivors: [SweepCandidate] = []
     for candidate in candidates {
-      if candidate.work._isFinished() {
+      if candidate.work.isFinished {
         finished.append(candidate.ticket)
       } else {
-        survivors.append(candidate.ticket)
+        survivors.append(candidate)
       }
     }
     let (toTell, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
@@ -133,7 +155,8 @@ struct BagCore: Sendable {
   private enum AddOutcome {
     case rejected(CancellationReason)
     case added(
-      Ticket, replaced: RemovedItem?, observers: [Observer]?, candidates: [SweepCandidate]?)
+      Ticket, replaced: RemovedItem?, observers: [Observer]?, candidates: [SweepCandidate]?,
+      joinsReaper: Bool)
   }
 
   // MARK: Ending one item

@@ -4,7 +4,18 @@
 /// generic tuple witnesses, a cost every sweep paid per item.
 struct SweepCandidate {
   var ticket: Ticket
-  var work: StoredWork
+  var work: any FinishReporting & AnyObject
+}
+
+/// A ticket of work that reports `isFinished`, with that work as `FinishReporting`, so that a
+/// sweep asks it without a protocol cast.
+struct FinishReporter {
+  var ticket: Ticket
+  // Safety: read only under the bag's lock, and only after `contains(ticket)` said that the
+  // table still holds this work (sequence numbers are never reused): the table's strong
+  // reference keeps it alive. Unowned, so that finished or cancelled work is freed with its
+  // slot, not at the next sweep.
+  unowned(unsafe) var work: any FinishReporting & AnyObject
 }
 
 /// An observer of a bag's events.
@@ -24,9 +35,12 @@ struct BagState: Sendable {
   var count: Int { table.count }
   /// Set once, when the bag ends.
   var endReason: CancellationReason?
-  /// Tickets of work that reports `isFinished`, in the table or already gone: the next sweep
-  /// asks those still there.
-  var finishReporters: [Ticket] = []
+  /// Work that reports `isFinished`, in the table or already gone: the next sweep asks what is
+  /// still there.
+  var finishReporters: [FinishReporter] = []
+  /// Whether the reaper visits this bag: from its first finish-reporting work until a sweep
+  /// finds none left.
+  var isReaped = false
   /// How long `finishReporters` may grow before the next sweep.
   var sweepThreshold = BagState.minimumSweepThreshold
   /// The smallest sweep threshold: small enough that finished work leaves soon, large enough
@@ -54,8 +68,11 @@ struct BagState: Sendable {
 
   // MARK: Adding
 
-  /// Puts `work` in a free slot (or a new one) and returns its ticket.
-  mutating func place(_ work: StoredWork, flags: ItemFlags) -> Ticket {
+  /// Puts `work` in a free slot (or a new one) and returns its ticket. Work that reports
+  /// `isFinished` comes with itself as `FinishReporting` in `reporter`.
+  mutating func place(
+    _ work: StoredWork, flags: ItemFlags, reporter: (any FinishReporting & AnyObject)? = nil
+  ) -> Ticket {
     let sequence = nextSequence
     nextSequence &+= 1
     if flags.contains(.link) {
@@ -64,19 +81,20 @@ struct BagState: Sendable {
     }
     let index = table.insert(work, sequence: sequence, flags: flags)
     let ticket = Ticket(index: index, sequence: sequence)
-    if flags.contains(.reportsFinish) { finishReporters.append(ticket) }
+    if let reporter { finishReporters.append(FinishReporter(ticket: ticket, work: reporter)) }
     return ticket
   }
 
   /// Places `work` with its details, and takes out the work it replaces under its key.
   mutating func insert(
-    _ work: StoredWork, flags: ItemFlags, details: ItemDetails?
+    _ work: StoredWork, flags: ItemFlags, reporter: (any FinishReporting & AnyObject)?,
+    details: ItemDetails?
   ) -> (ticket: Ticket, replaced: RemovedItem?) {
-    guard let details else { return (place(work, flags: flags), nil) }
+    guard let details else { return (place(work, flags: flags, reporter: reporter), nil) }
     var flags = flags
     flags.insert(.detailed)
     if details.key != nil { flags.insert(.keyed) }
-    let ticket = place(work, flags: flags)
+    let ticket = place(work, flags: flags, reporter: reporter)
     let extras = makeExtras()
     extras.details[ticket.sequence] = details
     var replaced: RemovedItem?
@@ -164,10 +182,16 @@ struct BagState: Sendable {
   /// added since the last sweep; nil until then.
   mutating func takeFinishReportersIfDue() -> [SweepCandidate]? {
     guard finishReporters.count >= sweepThreshold else { return nil }
+    return takeFinishReporters()
+  }
+
+  /// All the work that reports `isFinished` and is still in the table, to ask outside the
+  /// lock.
+  mutating func takeFinishReporters() -> [SweepCandidate] {
     var candidates: [SweepCandidate] = []
     candidates.reserveCapacity(finishReporters.count)
-    for ticket in finishReporters where contains(ticket) {
-      candidates.append(SweepCandidate(ticket: ticket, work: table.work(at: ticket.index)))
+    for reporter in finishReporters where contains(reporter.ticket) {
+      candidates.append(SweepCandidate(ticket: reporter.ticket, work: reporter.work))
     }
     // Kept, so that the list does not grow again from nothing before every sweep.
     finishReporters.removeAll(keepingCapacity: true)
@@ -176,12 +200,30 @@ struct BagState: Sendable {
 
   /// Puts back the work that said it is still running, and sets the next threshold: twice
   /// the survivors, so that the cost of a sweep is paid for by the adds before the next one.
-  mutating func keepFinishReporters(_ survivors: [Ticket]) {
+  mutating func keepFinishReporters(_ survivors: [SweepCandidate]) {
     var kept = 0
-    for ticket in survivors where contains(ticket) {
-      finishReporters.append(ticket)
+    for survivor in survivors where contains(survivor.ticket) {
+      finishReporters.append(FinishReporter(ticket: survivor.ticket, work: survivor.work))
       kept += 1
     }
     sweepThreshold = max(BagState.minimumSweepThreshold, 2 * kept)
+    if finishReporters.isEmpty && finishReporters.capacity > BagState.minimumSweepThreshold {
+      // A burst that has left gives its memory back.
+      finishReporters = []
+    }
+  }
+
+  /// Whether the reaper should keep visiting: false (and the bag leaves the reaper) once no
+  /// work that reports `isFinished` is left.
+  mutating func staysReaped() -> Bool {
+    isReaped = !finishReporters.isEmpty
+    return isReaped
+  }
+
+  /// Notes that finish-reporting work was added; true if the bag must now join the reaper.
+  mutating func joinsReaper() -> Bool {
+    guard !isReaped else { return false }
+    isReaped = true
+    return true
   }
 }

@@ -17,7 +17,5 @@ struct ItemFlags: OptionSet, Sendable {
   static let detailed = ItemFlags(rawValue: 1 << 1)
   /// A link to a child or linked bag: not work in flight, survives `cancelAll`.
   static let link = ItemFlags(rawValue: 1 << 2)
-  /// Work that reports `isFinished`: the bag asks it from time to time, and drops it once done.
-  static let reportsFinish = ItemFlags(rawValue: 1 << 3)
-  static let bitCount: UInt64 = 4
+  static let bitCount: UInt64 = 3
 }

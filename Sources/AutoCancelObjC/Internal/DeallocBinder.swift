@@ -34,39 +34,12 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
     }
   }
 
-  /// Binds class work to `object`, held strongly until it is finished or cancelled.
-  ///
-  /// Work that reports its finish goes through the bag's self-finishing door, so that it
-  /// leaves by itself as with `autoCancel(_:)`: the generic parameter alone cannot pick that
-  /// overload, so the binder asks once per bind (this path is not the bag's hot path).
-  @discardableResult
-  func bind<Work: AutoCancellable & AnyObject>(
-    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
-  ) -> CancelRegistration {
-    if let finishing = work as? any FinishReporting & AnyObject {
-      return holder(for: object).autoCancel(finishing, key: key)
-    }
-    return holder(for: object).autoCancel(work, key: key)
-  }
-
-  /// Binds value-type work to `object`; work that reports its finish leaves by itself.
+  /// Binds `work` to `object`, held as the holder's bag holds it (see `CancelBag.add`).
   @discardableResult
   func bind<Work: AutoCancellable>(
     _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
   ) -> CancelRegistration {
-    if let finishing = work as? any FinishReporting {
-      return holder(for: object).autoCancel(finishing, key: key)
-    }
-    return holder(for: object).autoCancel(work, key: key)
-  }
-
-  /// Binds a `Task` to `object`; it leaves the holder's bag by itself once it completes.
-  @discardableResult
-  func bind<Success: Sendable, Failure: Error>(
-    _ task: Task<Success, Failure>, to object: Store.Object,
-    key: (any Hashable & Sendable)? = nil
-  ) -> CancelRegistration {
-    holder(for: object).autoCancel(task, key: key)
+    holder(for: object).autoCancel(work, key: key)
   }
 
   /// Binds a `DispatchWorkItem` to `object`.
@@ -79,15 +52,16 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
 
   /// Binds a request of unknown type, as `autoCancelRequestOnDealloc:` did.
   ///
-  /// Work that is ``AutoCancellable`` goes to the bag like any typed work: held strongly, so a
-  /// thin wrapper that nothing else keeps is still cancelled. Anything else is held weakly and
-  /// cancelled only if it can be. Nil is ignored.
+  /// Work that is ``AutoCancellable`` goes to the bag like any typed work: a thin wrapper that
+  /// nothing else keeps is still cancelled. Anything else is held weakly, as the category held
+  /// it, and cancelled only if it can be; once it is gone, it leaves the bag like any finished
+  /// work. Nil is ignored.
   func bindUntyped(_ request: AnyObject?, to object: Store.Object) {
     guard let request else { return }
     if let work = request as? any AutoCancellable & AnyObject {
       bind(work, to: object)
     } else {
-      holder(for: object).autoCancelUntyped(request, canceller: canceller)
+      bind(WeakRequest(request, canceller: canceller), to: object)
     }
   }
 }

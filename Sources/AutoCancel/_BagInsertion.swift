@@ -1,0 +1,53 @@
+/// Work on its way into a bag: the bag's storage and the item's label and key. The library's;
+/// not for apps.
+///
+/// ``CancelBag/add(_:key:label:)`` hands one to the work's ``AutoCancellable/_add(_:to:)``,
+/// whose implementation was chosen when the work's type conformed; it stores the work the way
+/// its kind needs, once.
+public struct _BagInsertion {
+  /// The storage of the bag the work goes into.
+  @usableFromInline let core: BagCore
+  /// The item's label, key and the time it was added, if it has a label or a key.
+  @usableFromInline let details: ItemDetails?
+
+  @usableFromInline
+  init(core: BagCore, details: ItemDetails?) {
+    self.core = core
+    self.details = details
+  }
+
+  /// Stores class work as it is; it stays until its registration ends.
+  @inlinable
+  package func add(_ work: some AutoCancellable & AnyObject) -> CancelRegistration {
+    CancelRegistration(core: core, ticket: core.addTicket(work, details: details))
+  }
+
+  /// Stores work that reports `isFinished`: it leaves by itself soon after it finished.
+  package func addReportingFinish(_ work: some FinishReporting & AnyObject) -> CancelRegistration {
+    core.addReportingFinish(work, details: details)
+  }
+
+  /// Stores a task, and awaits it in a watcher that finishes its registration.
+  package func addWatched<Success, Failure>(_ task: Task<Success, Failure>) -> CancelRegistration {
+    let registration = CancelRegistration(
+      core: core, ticket: core.addTicket(BoxedWork(task), details: details))
+    if registration.ticket != .inactive {
+      // The lowest priority, so that awaiting the task never raises its own.
+      Task<Void, Never>.detached(priority: .background) {
+        _ = await task.result
+        registration.finish()
+      }
+    }
+    return registration
+  }
+
+  /// In debug builds, warns once per type about work whose ``FinishReporting`` conformance
+  /// was declared apart from its `AutoCancellable` one (in another module, or in a subclass):
+  /// the bag learns how work leaves from the latter, and such work stays until it ends.
+  @inlinable @inline(__always)
+  package func warnIfFinishReportingElsewhere(_ type: (some AutoCancellable).Type) {
+    #if DEBUG
+      if type is any FinishReporting.Type { FinishReportingWarning.warnOnce(about: type) }
+    #endif
+  }
+}
