@@ -103,7 +103,10 @@ struct BagCore: Sendable {
           work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
         notify(observers, CancelBagEvent(kind: .registered, item: item))
       }
-      if joinsReaper { Reaper.shared.visit(self) }
+      if joinsReaper {
+        let bag = weakReference
+        Reaper.shared.visit { bag.locked.map { BagCore($0).reap() } ?? false }
+      }
       if let candidates { sweep(candidates) }
       return ticket
     }
