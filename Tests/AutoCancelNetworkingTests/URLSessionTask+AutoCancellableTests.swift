@@ -38,7 +38,7 @@ final class WeakTask: @unchecked Sendable {
 }
 
 @Suite("Raw URLSession tasks in a bag", timeLimit(minutes: 3))
-struct CancelBagURLSessionTaskTests {
+struct URLSessionTaskAutoCancellableTests {
   let server: TestServer
 
   init() throws {
@@ -123,4 +123,145 @@ struct CancelBagURLSessionTaskTests {
     #expect(calls.counts == [0: 1], "the completion handler ran once")
     #expect(task.state == .completed)
   }
+
+  /// The sessions apps use: the shared one, and both standard configurations, each with a URL
+  /// cache that FoundationNetworking asks when a data task resumes.
+  enum SessionKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case shared, `default`, ephemeral
+    var testDescription: String { rawValue }
+
+    func make() -> URLSession {
+      switch self {
+      case .shared: URLSession.shared
+      case .default: URLSession(configuration: .default)
+      case .ephemeral: URLSession(configuration: .ephemeral)
+      }
+    }
+  }
+
+  /// Where the one-liner comes: before `resume()`, as the docs show it, or after, as code
+  /// migrated from `[request start]; [self autoCancelRequestOnDealloc:request];` has it.
+  enum Order: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case bindThenResume, resumeThenBind
+    var testDescription: String { rawValue }
+  }
+
+  @Test(
+    "are cut before their response head when their owner goes, on every kind of session",
+    arguments: SessionKind.allCases, Order.allCases)
+  func cutBeforeTheHead(kind: SessionKind, order: Order) async throws {
+    let session = kind.make()
+    var owner: Owner? = Owner()
+    let ids = (0..<3).map { "head-\(kind.rawValue)-\(order.rawValue)-\($0)" }
+    for id in ids {
+      // The server holds the head for 20 s: a cancel that waits for it shows.
+      let task = session.dataTask(with: server.url("/delay?ms=20000&size=100&id=\(id)"))
+      switch order {
+      case .bindThenResume:
+        owner?.autoCancel(task)
+        task.resume()
+      case .resumeThenBind:
+        task.resume()
+        owner?.autoCancel(task)
+      }
+    }
+    for id in ids { await server.expectRecord(id: id) { _ in true } }
+    owner = nil
+    for id in ids {
+      let record = await server.expectRecord(id: id) { $0.clientWentAway }
+      #expect(record?.bytesSent == 0, "\(id): the server sent its head before the client left")
+    }
+    if kind != .shared { session.finishTasksAndInvalidate() }
+  }
+
+  @Test("leave their bag soon after a burst of 500 that all completed, with no later add")
+  func burstLeaves() async throws {
+    let downloader = Downloader(session: URLSession(configuration: .default))
+    let url = server.url("/bytes?size=100")
+    let (done, finished) = AsyncStream<Void>.makeStream()
+    var first: WeakTask?
+    for index in 0..<500 {
+      let task = downloader.fetch(url) { _, _ in finished.yield() }
+      if index == 0 { first = WeakTask(task) }
+    }
+    var arrived = 0
+    for await _ in done {
+      arrived += 1
+      if arrived == 500 { break }
+    }
+    await waitUntil("the completed burst left the bag") { downloader.cancelBag.count == 0 }
+    #expect(downloader.cancelBag.snapshot().isEmpty)
+    await waitUntil("the first task is freed") { first?.task == nil }
+  }
+
+  @Test(
+    "bound through a generic helper or as an existential, leave by themselves as well",
+    arguments: ["generic", "existential"])
+  func callSiteDoesNotDecide(site: String) async throws {
+    let owner = Owner()
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    let (done, finished) = AsyncStream<Void>.makeStream()
+    for _ in 0..<50 {
+      let task = session.dataTask(with: server.url("/bytes?size=10")) { _, _, _ in
+        finished.yield()
+      }
+      if site == "generic" {
+        bindGenerically(task, to: owner)
+      } else {
+        let work: any AutoCancellable = task
+        owner.cancelBag.add(work)
+      }
+      task.resume()
+    }
+    var arrived = 0
+    for await _ in done {
+      arrived += 1
+      if arrived == 50 { break }
+    }
+    await waitUntil("the completed tasks left the bag") { owner.cancelBag.count == 0 }
+  }
+
+  @Test("bound before resume() and never resumed, are cancelled when their owner goes")
+  func neverResumedTaskCancelled() async throws {
+    var owner: Owner? = Owner()
+    let session = URLSession(configuration: .default)
+    defer { session.finishTasksAndInvalidate() }
+    let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+    // Only the bag holds the task: the owner's code dropped it without resuming.
+    owner?.autoCancel(
+      session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
+        reported.yield(error)
+      })
+    owner = nil
+    var iterator = errors.makeAsyncIterator()
+    let error = await iterator.next() ?? nil
+    #expect((error as? URLError)?.code == .cancelled)
+    #expect(server.record(id: "never") == nil)
+  }
+
+  @Test("added to a bag that had ended, are cancelled before add returns: resume() sends nothing")
+  func endedBagSendsNothing() async throws {
+    let bag = CancelBag()
+    bag.end()
+    let session = URLSession(configuration: .default)
+    defer { session.finishTasksAndInvalidate() }
+    let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+    let task = session.dataTask(with: server.url("/bytes?size=10&id=ended")) { _, _, error in
+      reported.yield(error)
+    }
+    bag.add(task)
+    task.resume()
+    var iterator = errors.makeAsyncIterator()
+    let error = await iterator.next() ?? nil
+    #expect((error as? URLError)?.code == .cancelled)
+    await waitUntil("the task completed") { task.state == .completed }
+    #expect(server.record(id: "ended") == nil)
+    #expect(server.connections.accepted == 0, "a connection was opened for a cancelled task")
+  }
+}
+
+/// A user's generic helper around the one-liner.
+private func bindGenerically<Work: AutoCancellable>(_ work: Work, to owner: some AutoCancelOwner) {
+  owner.autoCancel(work)
 }

@@ -6,7 +6,7 @@ import Dispatch
 /// One per process, and idle unless something is to be swept: a bag joins on its first
 /// finish-reporting add and leaves once a sweep finds none left (`BagCore.reap()`), and
 /// `AutoCancelNetworking` sweeps its twin sessions the same way. Sweeps run on the reaper's
-/// own serial queue, never under a lock; they hold what they sweep weakly.
+/// own serial queue, never under a lock.
 package final class Reaper: Sendable {
   package static let shared = Reaper(interval: .milliseconds(500))
 
