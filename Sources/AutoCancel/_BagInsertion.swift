@@ -24,8 +24,7 @@ public struct _BagInsertion {
 
   /// Stores work that reports `isFinished`: it leaves by itself soon after it finished.
   @inlinable
-  package func addReportingFinish(_ work: any FinishReporting & AnyObject) -> CancelRegistration
-  {
+  package func addReportingFinish(_ work: any FinishReporting & AnyObject) -> CancelRegistration {
     core.addReportingFinish(work, details: details)
   }
 

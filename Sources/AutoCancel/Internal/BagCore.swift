@@ -20,7 +20,6 @@ struct BagCore: Sendable {
     locked = Locked(BagState())
   }
 
-
   @inline(__always)
   func withLock<Result>(_ body: (inout BagState) throws -> Result) rethrows -> Result {
     try locked.withLock(body)

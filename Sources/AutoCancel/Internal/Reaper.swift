@@ -8,7 +8,7 @@ import Dispatch
 /// `AutoCancelNetworking` sweeps its twin sessions the same way. Sweeps run on the reaper's
 /// own serial queue, never under a lock.
 package final class Reaper: Sendable {
-  package static let shared = Reaper(interval: .milliseconds(500))
+  package static let shared = Reaper(interval: DispatchTimeInterval.milliseconds(500))
 
   private struct State: Sendable {
     /// The sweeps to run; each returns whether it is needed again.

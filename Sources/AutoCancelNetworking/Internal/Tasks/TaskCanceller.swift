@@ -51,7 +51,7 @@ enum TaskCanceller {
       let wait: DispatchTimeInterval?
       switch CacheLookup.state(of: task) {
       case .settled: wait = nil
-      case .pending: wait = .milliseconds(1)
+      case .pending: wait = DispatchTimeInterval.milliseconds(1)
       case .unknown: wait = isVisiblyPastLookup(task) ? nil : backOff(attempt)
       }
       if let wait {
@@ -75,7 +75,7 @@ enum TaskCanceller {
     /// 2 ms, doubling up to a quarter of a second: a task whose server never answers is
     /// looked at four times a second, not five hundred.
     private static func backOff(_ attempt: Int) -> DispatchTimeInterval {
-      .milliseconds(min(2 << min(attempt, 7), 250))
+      DispatchTimeInterval.milliseconds(min(2 << min(attempt, 7), 250))
     }
   #endif
 }
