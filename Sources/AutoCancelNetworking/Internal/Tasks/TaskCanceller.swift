@@ -16,8 +16,9 @@ import Foundation
 ///    caller returns at once. The one exception is ``cancelBeforeResume(_:)``.
 /// 2. Never while the task's URL cache is being asked for a stored response
 ///    (``CacheLookup``): such a cancel is parked, replayed later, and may crash the process.
-///    A cancel that comes then waits on the queue, looking again every millisecond; lookups
-///    take microseconds to milliseconds.
+///    A cancel that comes then waits on the queue, looking again after 1, 2, 4 and then every
+///    8 ms; lookups take microseconds to milliseconds (they run at background priority, which
+///    a tighter loop here would starve when many tasks wait at once).
 ///
 /// Tasks whose redirects a delegate decides come with a ``RedirectGate``, closed before the
 /// cancel is made.
@@ -51,7 +52,7 @@ enum TaskCanceller {
       let wait: DispatchTimeInterval?
       switch CacheLookup.state(of: task) {
       case .settled: wait = nil
-      case .pending: wait = DispatchTimeInterval.milliseconds(1)
+      case .pending: wait = DispatchTimeInterval.milliseconds(1 << min(attempt, 3))
       case .unknown: wait = isVisiblyPastLookup(task) ? nil : backOff(attempt)
       }
       if let wait {
