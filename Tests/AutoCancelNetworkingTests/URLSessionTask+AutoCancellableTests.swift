@@ -259,6 +259,32 @@ struct URLSessionTaskAutoCancellableTests {
     #expect(server.record(id: "ended") == nil)
     #expect(server.connections.accepted == 0, "a connection was opened for a cancelled task")
   }
+
+  @Test("are named by their public class in snapshots, raw or made by a helper")
+  func namedInSnapshots() async throws {
+    let bag = CancelBag()
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    let url = server.url("/delay?ms=20000&id=named")
+    var upload = URLRequest(url: server.url("/upload"))
+    upload.httpMethod = "POST"
+    let tasks: [URLSessionTask] = [
+      session.dataTask(with: url),
+      session.downloadTask(with: url),
+      session.uploadTask(with: upload, from: Data(count: 10)),
+    ]
+    for task in tasks { bag.add(task) }
+    _ = session.dataTask(with: url, in: bag) { _, _, _ in }
+    _ = session.downloadTask(with: url, in: bag) { _, _, _ in }
+    _ = session.uploadTask(with: upload, from: Data(count: 10), in: bag) { _, _, _ in }
+    let names = bag.snapshot().map(\.workType)
+    #expect(
+      names == [
+        "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
+        "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
+      ])
+    bag.cancelAll()
+  }
 }
 
 /// A user's generic helper around the one-liner.
