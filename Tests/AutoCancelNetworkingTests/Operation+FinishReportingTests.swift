@@ -1,5 +1,6 @@
 import AutoCancel
 import AutoCancelNetworking
+import AutoCancelTestSupport
 import Foundation
 import Testing
 
@@ -34,10 +35,12 @@ struct OperationFinishReportingTests {
     var watched: [WeakOperation] = []
     watched.reserveCapacity(count)
     for _ in 0..<count {
-      let operation = BlockOperation {}
-      owner.autoCancel(operation)
-      operation.start()  // runs and finishes on this thread
-      watched.append(WeakOperation(operation))
+      withAutoreleasePool {
+        let operation = BlockOperation {}
+        owner.autoCancel(operation)
+        operation.start()  // runs and finishes on this thread
+        watched.append(WeakOperation(operation))
+      }
     }
     let held = owner.cancelBag.count
     let alive = watched.filter { $0.operation != nil }.count
