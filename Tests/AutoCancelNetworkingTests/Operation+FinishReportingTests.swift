@@ -5,9 +5,7 @@ import Foundation
 import Testing
 
 /// Holds an operation without keeping it alive.
-final class WeakOperation: @unchecked Sendable {
-  // Safety: written once in `init`; the weak reference itself is read atomically by the
-  // runtime.
+final class WeakOperation {
   weak var operation: Operation?
   init(_ operation: Operation) { self.operation = operation }
 }
