@@ -8,7 +8,7 @@ import Dispatch
 /// finish-reporting add and leaves once a visit finds none left. The reaper holds bags
 /// weakly, and asks `isFinished` on its own serial queue, never under a lock.
 final class Reaper: Sendable {
-  static let shared = Reaper(interval: .milliseconds(500))
+  static let shared = Reaper(interval: DispatchTimeInterval.milliseconds(500))
 
   private struct State: Sendable {
     var bags: [Locked<BagState>.WeakReference] = []
