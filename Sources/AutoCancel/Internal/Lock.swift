@@ -134,7 +134,8 @@ final class LockStorage<State>: ManagedBuffer<State, LockPrimitive> {
 /// ```
 package struct Locked<State: Sendable>: @unchecked Sendable {
   // Safety: the value is only touched inside `withLock`, under the lock, at the fixed address
-  // of the storage; copies share that storage.
+  // of the storage; copies share that storage. (Unchecked because the standard library makes
+  // `ManagedBuffer`, and so the storage, never `Sendable`.)
   private let storage: LockStorage<State>
 
   /// Creates a lock guarding `initial`.
@@ -166,7 +167,7 @@ package struct Locked<State: Sendable>: @unchecked Sendable {
   /// A reference to a `Locked`'s storage that does not keep it alive.
   package struct WeakReference: @unchecked Sendable {
     // Safety: a weak reference is read atomically by the runtime; the storage it leads to is
-    // used only through `Locked`, under its lock.
+    // used only through `Locked`, under its lock. (Unchecked for the same reason as `Locked`.)
     private weak var storage: LockStorage<State>?
 
     fileprivate init(storage: LockStorage<State>) {
