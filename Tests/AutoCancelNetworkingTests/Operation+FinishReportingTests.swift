@@ -1,13 +1,12 @@
 import AutoCancel
 import AutoCancelNetworking
+import AutoCancelTestSupport
 import Foundation
 import AutoCancelTestSupport
 import Testing
 
 /// Holds an operation without keeping it alive.
-final class WeakOperation: @unchecked Sendable {
-  // Safety: written once in `init`; the weak reference itself is read atomically by the
-  // runtime.
+final class WeakOperation {
   weak var operation: Operation?
   init(_ operation: Operation) { self.operation = operation }
 }
@@ -35,10 +34,12 @@ struct OperationFinishReportingTests {
     var watched: [WeakOperation] = []
     watched.reserveCapacity(count)
     for _ in 0..<count {
-      let operation = BlockOperation {}
-      owner.autoCancel(operation)
-      operation.start()  // runs and finishes on this thread
-      watched.append(WeakOperation(operation))
+      withAutoreleasePool {
+        let operation = BlockOperation {}
+        owner.autoCancel(operation)
+        operation.start()  // runs and finishes on this thread
+        watched.append(WeakOperation(operation))
+      }
     }
     let held = owner.cancelBag.count
     let alive = watched.filter { $0.operation != nil }.count
@@ -62,10 +63,12 @@ struct OperationFinishReportingTests {
     let queue = OperationQueue()
     var first: WeakOperation?
     for index in 0..<5_000 {
-      let operation = BlockOperation {}
-      if index == 0 { first = WeakOperation(operation) }
-      owner.autoCancel(operation)
-      queue.addOperation(operation)
+      withAutoreleasePool {
+        let operation = BlockOperation {}
+        if index == 0 { first = WeakOperation(operation) }
+        owner.autoCancel(operation)
+        queue.addOperation(operation)
+      }
     }
     await waitUntil("the operations ran") { queue.operationCount == 0 }
     await waitUntil("the finished burst left the bag") { owner.cancelBag.count == 0 }
@@ -79,14 +82,16 @@ struct OperationFinishReportingTests {
     let owner = Resizer()
     let queue = OperationQueue()
     for _ in 0..<5_000 {
-      let operation = BlockOperation {}
-      if site == "generic" {
-        bind(operation, to: owner)
-      } else {
-        let work: any AutoCancellable = operation
-        owner.cancelBag.add(work)
+      withAutoreleasePool {
+        let operation = BlockOperation {}
+        if site == "generic" {
+          bind(operation, to: owner)
+        } else {
+          let work: any AutoCancellable = operation
+          owner.cancelBag.add(work)
+        }
+        queue.addOperation(operation)
       }
-      queue.addOperation(operation)
     }
     await waitUntil("the operations ran") { queue.operationCount == 0 }
     await waitUntil("the finished operations left the bag") { owner.cancelBag.count == 0 }

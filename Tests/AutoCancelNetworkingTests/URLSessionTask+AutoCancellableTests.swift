@@ -74,8 +74,10 @@ struct URLSessionTaskAutoCancellableTests {
     watched.reserveCapacity(count)
     for _ in 0..<count {
       let received = await withCheckedContinuation { continuation in
-        let task = downloader!.fetch(url) { data, _ in continuation.resume(returning: data) }
-        watched.append(WeakTask(task))
+        withAutoreleasePool {
+          let task = downloader!.fetch(url) { data, _ in continuation.resume(returning: data) }
+          watched.append(WeakTask(task))
+        }
       }
       #expect(received?.count == 64)
     }

@@ -134,7 +134,8 @@ final class LockStorage<State>: ManagedBuffer<State, LockPrimitive> {
 /// ```
 package struct Locked<State: Sendable>: @unchecked Sendable {
   // Safety: the value is only touched inside `withLock`, under the lock, at the fixed address
-  // of the storage; copies share that storage.
+  // of the storage; copies share that storage. (Unchecked because the standard library makes
+  // `ManagedBuffer`, and so the storage, never `Sendable`.)
   private let storage: LockStorage<State>
 
   /// Creates a lock guarding `initial`.
