@@ -46,11 +46,11 @@ import Foundation
 ///   - `silence`: the request is read, then nothing is sent until the client leaves or the
 ///     server stops.
 ///
-/// A fault's record says what happened: ``RequestRecord/bytesSent`` counts the body bytes
-/// sent before it (chunk framing not counted), ``RequestRecord/completed`` is false,
-/// ``RequestRecord/finishedAt`` is when the server ended the request (reset, close, hang-up) or
-/// when the client left (stall, silence, bad framing: then ``RequestRecord/clientWentAwayAt``
-/// too). Two more faults need no route: ``closedPort`` refuses connections, and ``stop()`` in
+/// A fault's record says what happened: ``RequestRecord/faultStartedAt`` is when the fault
+/// began, ``RequestRecord/bytesSent`` counts the body bytes sent before it (chunk framing not
+/// counted), ``RequestRecord/completed`` is false, ``RequestRecord/finishedAt`` is when the
+/// server ended the request (reset, close, hang-up) or when the client left (stall, silence,
+/// bad framing: then ``RequestRecord/clientWentAwayAt`` too). Two more faults need no route: ``closedPort`` refuses connections, and ``stop()`` in
 /// the middle of a transfer kills the whole server.
 ///
 /// Connections are kept alive (HTTP/1.1 default) until the client closes or sends

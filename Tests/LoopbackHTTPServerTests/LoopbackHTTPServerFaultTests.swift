@@ -20,6 +20,7 @@ struct LoopbackHTTPServerFaultTests {
     #expect(end.bytes <= 1000)
 
     let record = try #require(await server.waitForRecord(id: "reset"))
+    #expect(record.faultStartedAt != nil)
     #expect(record.bytesSent == 1000)
     #expect(record.bytesPlanned == 100_000)
     #expect(!record.completed)
@@ -37,6 +38,7 @@ struct LoopbackHTTPServerFaultTests {
     #expect(end == (2000, .closed))
 
     let record = try #require(await server.waitForRecord(id: "close"))
+    #expect(record.faultStartedAt != nil)
     #expect(record.bytesSent == 2000)
     #expect(!record.completed)
     #expect(!record.clientWentAway)
@@ -61,7 +63,8 @@ struct LoopbackHTTPServerFaultTests {
     try client.get("/slow?size=100000&chunk=1000&interval_ms=1&fault=stall&after=3000&id=stall")
     _ = try client.readHead()
     #expect(try client.readBody(3000).count == 3000)
-    let stalled = await server.waitForRecord(id: "stall") { $0.bytesSent == 3000 }
+    let stalled = await server.waitForRecord(id: "stall") { $0.faultStartedAt != nil }
+    #expect(stalled?.bytesSent == 3000)
     #expect(stalled?.isFinished == false)
     client.shutdownWrite()
 
@@ -79,7 +82,7 @@ struct LoopbackHTTPServerFaultTests {
     try client.get("/bytes?size=5000&fault=stall&after=100&id=stopped")
     _ = try client.readHead()
     _ = try client.readBody(100)
-    _ = try #require(await server.waitForRecord(id: "stopped") { $0.bytesSent == 100 })
+    _ = try #require(await server.waitForRecord(id: "stopped") { $0.faultStartedAt != nil })
     server.stop()
 
     #expect(try client.readToEnd() == (0, .closed))
@@ -95,7 +98,7 @@ struct LoopbackHTTPServerFaultTests {
     defer { server.stop() }
     let client = try RawClient(port: server.port)
     try client.get("/bytes?size=10&fault=silence&id=silence")
-    let heard = try #require(await server.waitForRecord(id: "silence") { _ in true })
+    let heard = try #require(await server.waitForRecord(id: "silence") { $0.faultStartedAt != nil })
     #expect(!heard.isFinished)
     client.shutdownWrite()
 
@@ -116,6 +119,7 @@ struct LoopbackHTTPServerFaultTests {
     #expect(try client.readToEnd() == (0, .closed))
 
     let record = try #require(await server.waitForRecord(id: "hangup"))
+    #expect(record.faultStartedAt != nil)
     #expect(record.status == 0)
     #expect(record.bytesSent == 0)
     #expect(!record.completed)
@@ -139,6 +143,7 @@ struct LoopbackHTTPServerFaultTests {
 
     #expect(try client.readToEnd() == (0, .closed))
     let record = try #require(await server.waitForRecord(id: "badchunk"))
+    #expect(record.faultStartedAt != nil)
     #expect(record.bytesSent == 40)
     #expect(!record.completed)
     #expect(record.clientWentAway)
@@ -167,6 +172,7 @@ struct LoopbackHTTPServerFaultTests {
     #expect(try client.readToEnd() == (0, .closed))
     let record = try #require(await server.waitForRecord(id: "server-close"))
     #expect(record.completed)
+    #expect(record.faultStartedAt == nil)
     let stats = await server.waitForConnections { $0.open == 0 }
     #expect(stats?.accepted == 1)
   }

@@ -196,8 +196,12 @@ final class Connection {
       guard watchPeer(until: deadline) else { return finishGone(record) }
     }
     switch plan.fault {
-    case .hangUp: return finishByServer(record)
-    case .silence: return waitUntilTheClientLeaves(record)
+    case .hangUp:
+      startFault(record)
+      return finishByServer(record)
+    case .silence:
+      startFault(record)
+      return waitUntilTheClientLeaves(record)
     default: break
     }
     let chunked: Bool
@@ -210,12 +214,16 @@ final class Connection {
     switch plan.fault {
     case .reset:
       Socket.resetOnClose(fd)
+      startFault(record)
       return finishByServer(record)
     case .close:
+      startFault(record)
       return finishByServer(record)
     case .stall:
+      startFault(record)
       return waitUntilTheClientLeaves(record)
     case .badChunk:
+      startFault(record)
       guard sendAll(Array("zz\r\n".utf8), record: nil) else { return finishGone(record) }
       return waitUntilTheClientLeaves(record)
     case .hangUp, .silence, nil:
@@ -314,6 +322,11 @@ final class Connection {
   /// Waits until `deadline` (uptime nanoseconds); false as soon as the peer leaves.
   private func watchPeer(until deadline: UInt64) -> Bool {
     Socket.watchPeer(fd, until: deadline) { DispatchTime.now().uptimeNanoseconds } == .present
+  }
+
+  /// Notes in `record` that its fault begins now.
+  private func startFault(_ record: Int) {
+    core.updateRecord(record) { $0.faultStartedAt = .now() }
   }
 
   /// Finishes `record` at a fault of the server's own making (the connection then closes);
