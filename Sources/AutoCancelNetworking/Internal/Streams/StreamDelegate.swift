@@ -42,7 +42,15 @@ import Foundation
       _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
       completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-      request(for: dataTask)?.received(response)
+      // FoundationNetworking delivers a 401's head and body before it asks about the
+      // challenge it carries (`URLSessionTask.swift:1102-1136` at 6.3.1).
+      if let http = response as? HTTPURLResponse, http.statusCode == 401,
+        http.value(forHTTPHeaderField: "WWW-Authenticate") != nil
+      {
+        request(for: dataTask)?.receivedChallenge(response)
+      } else {
+        request(for: dataTask)?.received(response)
+      }
       completionHandler(.allow)
     }
 
@@ -79,12 +87,24 @@ import Foundation
       completionHandler:
         @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+      let streamed = request(for: task)
+      // FoundationNetworking retries with a credential, cancels on a refusal, and otherwise
+      // leaves the task waiting: then the 401 is the answer.
+      let decide: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = {
+        disposition, credential in
+        let retries =
+          (disposition == .useCredential && credential != nil)
+          || (disposition == .performDefaultHandling && challenge.proposedCredential != nil)
+        if !retries && disposition != .cancelAuthenticationChallenge {
+          streamed?.challengeEndsWithoutRetry()
+        }
+        completionHandler(disposition, credential)
+      }
       guard let (caller, delegate) = callerDelegate else {
-        return completionHandler(.performDefaultHandling, nil)
+        return decide(.performDefaultHandling, nil)
       }
       caller.delegateQueue.addOperation {
-        delegate.urlSession(
-          caller, task: task, didReceive: challenge, completionHandler: completionHandler)
+        delegate.urlSession(caller, task: task, didReceive: challenge, completionHandler: decide)
       }
     }
   }

@@ -27,7 +27,14 @@ final class StreamRequest: BoundRequest, Sendable {
     }
   }
 
-  let state = Locked(BoundRequestState(Head.awaited(nil)))
+  /// The head's state, and on Linux a response held back while an authentication challenge
+  /// about it is decided, with the body that came with it.
+  struct Extra: Sendable {
+    var head = Head.awaited(nil)
+    var challenged: (response: URLResponse, body: Data)?
+  }
+
+  let state = Locked(BoundRequestState(Extra()))
   /// The gate of the task's redirects, where a delegate of the library's decides them.
   let gate: RedirectGate?
   private let chunks: AsyncThrowingStream<Data, any Error>.Continuation
@@ -57,7 +64,7 @@ final class StreamRequest: BoundRequest, Sendable {
     try await withCheckedThrowingContinuation { continuation in
       let waiting = state.withLock { state in
         guard state.latch.cancellationReason == nil else { return false }
-        state.extra = .awaited(continuation)
+        state.extra.head = .awaited(continuation)
         return true
       }
       guard waiting else { return continuation.resume(throwing: CancellationError()) }
@@ -68,19 +75,60 @@ final class StreamRequest: BoundRequest, Sendable {
 
   func received(_ response: URLResponse) {
     let waiter = state.withLock { state in
-      state.latch.attachedWork == nil ? nil : state.extra.takeWaiter()
+      state.extra.challenged = nil
+      return state.latch.attachedWork == nil ? nil : state.extra.head.takeWaiter()
     }
     waiter?.resume(returning: response)
   }
 
   func received(_ data: Data) {
-    if state.withLock({ $0.latch.attachedWork != nil }) { chunks.yield(data) }
+    let yields = state.withLock { state in
+      guard state.latch.attachedWork != nil else { return false }
+      guard state.extra.challenged == nil else {
+        state.extra.challenged?.body.append(data)
+        return false
+      }
+      return true
+    }
+    if yields { chunks.yield(data) }
+  }
+
+  /// On Linux, a 401 with a challenge arrived: FoundationNetworking reads its body, then asks
+  /// about the challenge, and retries with a credential or not. The response and its body
+  /// are held back until it is decided.
+  func receivedChallenge(_ response: URLResponse) {
+    state.withLock { $0.extra.challenged = (response, Data()) }
+  }
+
+  /// The challenge was decided without a retry: FoundationNetworking would leave the task
+  /// waiting, so the 401 and its body are the response, as on Apple platforms, and the task
+  /// is cancelled behind them.
+  func challengeEndsWithoutRetry() {
+    let held:
+      (
+        URLResponse, Data, CheckedContinuation<URLResponse, any Error>?, AttachedTask?,
+        CancelRegistration?
+      )? = state.withLock { state in
+        guard let (response, body) = state.extra.challenged,
+          let attached = state.latch.attachedWork, state.latch.complete()
+        else { return nil }
+        state.extra.challenged = nil
+        return (response, body, state.extra.head.takeWaiter(), attached, state.registration)
+      }
+    guard let (response, body, waiter, attached, registration) = held else { return }
+    registration?.finish()
+    waiter?.resume(returning: response)
+    if !body.isEmpty { chunks.yield(body) }
+    chunks.finish()
+    if let attached { TaskCanceller.cancel(attached.task, closing: attached.gate) }
   }
 
   func completed(_ error: (any Error)?) {
     let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
       state.withLock { state in
-        state.latch.complete() ? (state.extra.takeWaiter(), state.registration) : nil
+        // Completed already when a 401 whose challenge went unanswered was the answer.
+        if case .completed = state.latch { return nil }
+        return state.latch.complete() ? (state.extra.head.takeWaiter(), state.registration) : nil
       }
     guard let (waiter, registration) = decided else { return }
     registration?.finish()
@@ -107,10 +155,10 @@ final class StreamRequest: BoundRequest, Sendable {
         CancelLatch<AttachedTask, Void>.CancelAction,
         CheckedContinuation<URLResponse, any Error>?, CancelRegistration?
       )? = state.withLock { state in
-        if beforeHeadOnly, case .settled = state.extra { return nil }
+        if beforeHeadOnly, case .settled = state.extra.head { return nil }
         let action = state.latch.cancel(())
         if case .none = action { return nil }
-        return (action, state.extra.takeWaiter(), state.registration)
+        return (action, state.extra.head.takeWaiter(), state.registration)
       }
     guard let (action, waiter, registration) = decided else { return }
     registration?.finish()
