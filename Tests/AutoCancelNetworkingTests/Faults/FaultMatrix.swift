@@ -9,7 +9,8 @@ import SeededRandom
 ///   trigger and every kind of session, and so does each fault.
 /// - `AUTOCANCEL_FAULT_MATRIX=full` also runs the whole matrix, every cell, in a seeded
 ///   order, for `AUTOCANCEL_FAULT_SEEDS` seeds (default 3): `scripts/reliability/faults.sh`.
-/// - `AUTOCANCEL_FAULT_TIMEOUT` sets the requests' timeout in whole seconds (default 1).
+/// - `AUTOCANCEL_FAULT_TIMEOUT` sets the requests' timeout in whole seconds (default 1, 3
+///   under a sanitizer).
 enum FaultMatrix {
   private static let environment = ProcessInfo.processInfo.environment
 
@@ -21,7 +22,8 @@ enum FaultMatrix {
 
   /// The requests' timeout, whole seconds: FoundationNetworking truncates it to seconds.
   static let requestTimeout = TimeInterval(
-    environment["AUTOCANCEL_FAULT_TIMEOUT"].flatMap { Int($0) } ?? 1)
+    environment["AUTOCANCEL_FAULT_TIMEOUT"].flatMap { Int($0) }
+      ?? (Sanitizers.thread || Sanitizers.address ? 3 : 1))
 
   /// How many cells run at once. At most 6 requests may wait for one host on a session
   /// (`httpMaximumConnectionsPerHost`); a request queued behind stalled ones would time out
