@@ -277,7 +277,8 @@ final class FaultRun: Sendable {
     let slack = 32
     let start = descriptorsAtStart
     var now = (try? openFileDescriptorCount()) ?? Int.max
-    let bounded = await waitUntil("descriptors back to at most \(start) + \(slack)", timeout: 5) {
+    // Other suites open and close descriptors meanwhile: give them time to settle.
+    let bounded = await waitUntil("descriptors back to at most \(start) + \(slack)", timeout: 30) {
       now = (try? openFileDescriptorCount()) ?? Int.max
       return now <= start + slack
     }
