@@ -5,15 +5,17 @@
 # delegate session's tasks are cancelled during redirects. `swift test` runs a sample of the
 # matrix (99 cells) and two control seeds; this is the soak.
 #
-#   scripts/reliability/faults.sh                  # 3 seeds of the matrix, 10 control seeds (5 runs)
-#   AUTOCANCEL_FAULT_SEEDS=10 scripts/reliability/faults.sh
+#   scripts/reliability/faults.sh                  # 3 seeds of the matrix, 5 control runs
+#   AUTOCANCEL_FAULT_SEEDS=10 AUTOCANCEL_CONTROL_RUNS=10 scripts/reliability/faults.sh
 #   AUTOCANCEL_SEED=<seed> scripts/reliability/faults.sh      # replay one seed
 #   AUTOCANCEL_FAULT_TIMEOUT=2 scripts/reliability/faults.sh  # requests' timeout, whole seconds
 #
 # Each cell prints one line, "fault-matrix seed … #n fault × form × session × trigger →
-# outcomes — ok" or "— FAIL: …"; the summary counts the cells that failed, by fault, form and
-# trigger. Cells that cancel a stream on a redirecting route run in child processes of their
-# own, so that a crash there fails the cell, not the run. About 45 s per seed on 2 cores.
+# outcomes — ok" or "— FAIL: …", and each seed's run its own failures ("run — FAIL: …": a
+# session's connections left open, descriptors grown); the summary counts the cells that
+# failed, by fault, form and trigger. Cells that cancel a stream on a redirecting route run in
+# child processes of their own, so that a crash there fails the cell, not the run. About 40 s
+# per seed on 2 cores, and 2 s per control run.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -32,11 +34,12 @@ swift test --skip-build --filter 'FaultMatrixTests/fullMatrix' >"$work/matrix.lo
 grep -E '^fault-matrix' "$work/matrix.log" | grep -E 'FAIL|cells ok|descriptors' || true
 echo
 echo "failed cells by fault, form and trigger:"
-grep -E '^fault-matrix .* — FAIL' "$work/matrix.log" \
+grep -E '^fault-matrix .* #[0-9]+ .* — FAIL' "$work/matrix.log" \
   | sed -E 's/.* #[0-9]+ ([^ ]+) × ([^ ]+) × ([^ ]+) × ([^ ]+) →.*/\1 × \2 × \4/' \
   | sort | uniq -c | sort -rn || true
 
-# The control: two seeds per run of its test, each a child process that must trap.
+# The control: two seeds per run of its test (10 by default), each a child process that must
+# trap.
 control_status=0
 for run in $(seq 1 "$control_runs"); do
   swift test --skip-build --filter RedirectCancelControlTests >>"$work/control.log" 2>&1 \

@@ -36,6 +36,7 @@ struct FaultMatrixTests {
         }
       }
       for problem in await run.finish() {
+        print("fault-matrix \(TestSeed.describe(seed)) run — FAIL: \(problem)")
         Issue.record("\(problem) (\(TestSeed.describe(seed)))")
       }
       let failed = reports.filter { !$0.problems.isEmpty }.count
