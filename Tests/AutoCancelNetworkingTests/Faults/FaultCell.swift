@@ -135,9 +135,11 @@ enum EndingTrigger: String, CaseIterable, Codable, Sendable {
   case ownerReleased
   /// Every owner's bag cancels its work and stays usable.
   case cancelAll
-  /// The request's own cancel: the bag task's for async calls and shared requests,
-  /// `URLSessionTask.cancel()` for the completion-handler helpers, the registration's for a
-  /// raw task.
+  /// The request's own cancel: the bag task's for async calls and shared requests, the
+  /// registration's for a raw task (`autoCancel(task).cancel()`), and for the
+  /// completion-handler helpers the end of a bag made for the request alone, a child of its
+  /// owner's. (`URLSessionTask.cancel()` called directly is Foundation's own, which on Linux
+  /// can trap on a session with a URL cache: the networking article says to avoid it.)
   case cancelled
 }
 

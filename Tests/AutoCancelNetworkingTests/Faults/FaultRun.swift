@@ -179,10 +179,10 @@ final class FaultRun: Sendable {
     let watched = owners.peek { $0!.map(WeakOwner.init) }
     let outcomes = CellOutcomes(callers: cell.form.owners)
     everyOutcome.withLock { $0.append((name, outcomes)) }
-    let cancel = owners.peek {
+    let started = owners.peek {
       FaultForms.start(
-        cell.form, request, on: session, owners: $0!, sharedRequests: sharedRequests,
-        outcomes: outcomes)
+        cell.form, request, on: session, owners: $0!, alone: cell.trigger == .cancelled,
+        sharedRequests: sharedRequests, outcomes: outcomes)
     }
 
     // The moment: while the server holds the request in its fault, or a few seeded
@@ -198,7 +198,7 @@ final class FaultRun: Sendable {
     case .fault: if cell.fault == .serverKilled { server.stop() }
     case .ownerReleased: _ = owners.take()
     case .cancelAll: owners.peek { $0?.forEach { $0.cancelBag.cancelAll() } }
-    case .cancelled: cancel()
+    case .cancelled: started.cancel()
     }
 
     // Every call returns or throws, once, as the table says.
@@ -223,7 +223,8 @@ final class FaultRun: Sendable {
     // freed.
     if cell.trigger != .ownerReleased {
       let emptied = await waitUntil("\(name): the bags empty themselves", timeout: 5) {
-        owners.peek { $0?.allSatisfy { $0.cancelBag.count == 0 } ?? true }
+        started.ownBags.allSatisfy { $0.count == 0 }
+          && owners.peek { $0?.allSatisfy { $0.cancelBag.count == 0 } ?? true }
       }
       if !emptied { problems.append("work stayed in a bag") }
     }
@@ -238,7 +239,7 @@ final class FaultRun: Sendable {
     let (healthy, body) = FaultRequests.healthy(form: cell.form, server: home, id: "\(id)-after")
     let helper = Owner()
     let healthOutcomes = CellOutcomes(callers: 1)
-    _ = FaultForms.start(
+    let healthRequest = FaultForms.start(
       cell.form, healthy, on: session, owners: [helper], sharedRequests: sharedRequests,
       outcomes: healthOutcomes)
     await waitUntil("\(name): a normal request after the fault ends", timeout: 30) {
@@ -249,7 +250,7 @@ final class FaultRun: Sendable {
     } else if healthOutcomes.all[0].isEmpty {
       problems.append("a normal request afterwards never ended")
     }
-    withExtendedLifetime(helper) {}
+    withExtendedLifetime((helper, healthRequest, started)) {}
     return CellReport(cell: cell, number: number, outcomes: outcomes.all, problems: problems)
   }
 
