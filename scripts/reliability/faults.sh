@@ -9,6 +9,8 @@
 #   AUTOCANCEL_FAULT_SEEDS=10 AUTOCANCEL_CONTROL_RUNS=10 scripts/reliability/faults.sh
 #   AUTOCANCEL_SEED=<seed> scripts/reliability/faults.sh      # replay one seed
 #   AUTOCANCEL_FAULT_TIMEOUT=2 scripts/reliability/faults.sh  # requests' timeout, whole seconds
+#   AUTOCANCEL_FAULT_CELLS=close/asyncUpload/shared/cancelAll AUTOCANCEL_FAULT_REPEAT=300 \
+#     AUTOCANCEL_FAULT_SEEDS=1 scripts/reliability/faults.sh   # chase one cell
 #
 # Each cell prints one line, "fault-matrix seed … #n fault × form × session × trigger →
 # outcomes — ok" or "— FAIL: …", and each seed's run its own failures ("run — FAIL: …": a
