@@ -52,5 +52,8 @@ struct CancelSafeURLCacheTests {
       if let data = response?.data { answer.put(data) }
     }
     #expect(answer.take() == Data("hi".utf8))
+    // A task never resumed nor cancelled stays in its session's registry, and keeps the
+    // session alive, for ever.
+    task.cancel()
   }
 }

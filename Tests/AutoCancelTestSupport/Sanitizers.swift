@@ -30,6 +30,19 @@ package enum Sanitizers {
     thread ? "ThreadSanitizer" : address ? "AddressSanitizer" : valgrind ? "valgrind" : "none"
   }
 
+  /// Runs LeakSanitizer's check now, as it would run at exit: with leaks found, it prints
+  /// its report and ends the process with a failure. Does nothing without AddressSanitizer.
+  ///
+  /// For a child process that must report its leaks while its standard error is still
+  /// watched (a test harness may close it before the exit-time check).
+  package static func checkForLeaksNow() {
+    #if canImport(Glibc) || canImport(Darwin)
+      guard let handle = dlopen(nil, RTLD_NOW), let check = dlsym(handle, "__lsan_do_leak_check")
+      else { return }
+      unsafeBitCast(check, to: (@convention(c) () -> Void).self)()
+    #endif
+  }
+
   private static func isLinked(_ symbol: String) -> Bool {
     #if canImport(Glibc) || canImport(Darwin)
       guard let handle = dlopen(nil, RTLD_NOW) else { return false }

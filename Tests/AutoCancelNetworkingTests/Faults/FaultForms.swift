@@ -23,48 +23,64 @@ final class CellOutcomes: Sendable {
   var everyCallerAnswered: Bool { received.current.allSatisfy { !$0.isEmpty } }
 }
 
+/// Requests started for a cell: how to cancel them the request's own way, and the bags made
+/// for requests alone, which it keeps alive (never the owners' bags: an owner released must
+/// take its bag with it).
+struct StartedRequests: Sendable {
+  /// The requests' own cancel (see ``EndingTrigger/cancelled``).
+  let cancel: @Sendable () -> Void
+  /// The bags made for a request alone.
+  let ownBags: [CancelBag]
+}
+
 /// Starts requests in each of the forms users write, reporting how each ended.
 enum FaultForms {
   /// Starts `form`'s request for `owners` (one request per owner; one shared request for all
-  /// of them in the `shared` form), and returns the request's own cancel (see
-  /// ``EndingTrigger/cancelled``). The owners are borrowed, never captured.
+  /// of them in the `shared` form). With `alone`, a completion-handler helper's request is
+  /// made in a bag of its own, a child of its owner's, so that it can be cancelled alone. The
+  /// owners are borrowed, never captured.
   static func start(
     _ form: RequestForm, _ request: URLRequest, on session: URLSession, owners: [Owner],
-    sharedRequests: SharedURLRequests, outcomes: CellOutcomes
-  ) -> @Sendable () -> Void {
+    alone: Bool = false, sharedRequests: SharedURLRequests, outcomes: CellOutcomes
+  ) -> StartedRequests {
+    var ownBags: [CancelBag] = []
     let cancels = owners.enumerated().map { caller, owner in
-      startOne(form, request, on: session, for: owner, sharedRequests: sharedRequests) {
-        outcomes.record(caller, $0)
+      var bag = owner.cancelBag
+      if alone, form.hasCompletionHandler, form != .rawTask {
+        bag = CancelBag(parent: owner.cancelBag)
+        ownBags.append(bag)
       }
+      return startOne(
+        form, request, on: session, in: bag, for: owner, sharedRequests: sharedRequests
+      ) { outcomes.record(caller, $0) }
     }
-    return { for cancel in cancels { cancel() } }
+    return StartedRequests(cancel: { for cancel in cancels { cancel() } }, ownBags: ownBags)
   }
 
   private static func startOne(
-    _ form: RequestForm, _ request: URLRequest, on session: URLSession, for owner: Owner,
-    sharedRequests: SharedURLRequests, report: @escaping @Sendable (CellOutcome) -> Void
+    _ form: RequestForm, _ request: URLRequest, on session: URLSession, in bag: CancelBag,
+    for owner: Owner, sharedRequests: SharedURLRequests,
+    report: @escaping @Sendable (CellOutcome) -> Void
   ) -> @Sendable () -> Void {
-    let bag = owner.cancelBag
     let body = FaultRequests.uploadBody
+    // The completion-handler helpers' own cancel is the end of the bag made for the request
+    // alone (held weakly here: it may be the owner's, which must go with the owner).
     switch form {
     case .dataTask:
-      let task = session.dataTask(with: request, in: bag) { data, _, error in
+      session.dataTask(with: request, in: bag) { data, _, error in
         report(ending(data?.count, error))
-      }
-      task.resume()
-      return { task.cancel() }
+      }.resume()
+      return { [weak bag] in bag?.end() }
     case .uploadTask:
-      let task = session.uploadTask(with: request, from: body, in: bag) { data, _, error in
+      session.uploadTask(with: request, from: body, in: bag) { data, _, error in
         report(ending(data?.count, error))
-      }
-      task.resume()
-      return { task.cancel() }
+      }.resume()
+      return { [weak bag] in bag?.end() }
     case .downloadTask:
-      let task = session.downloadTask(with: request, in: bag) { file, _, error in
+      session.downloadTask(with: request, in: bag) { file, _, error in
         report(ending(file.map(size(of:)), error))
-      }
-      task.resume()
-      return { task.cancel() }
+      }.resume()
+      return { [weak bag] in bag?.end() }
     case .rawTask:
       let task = session.dataTask(with: request) { data, _, error in
         report(ending(data?.count, error))

@@ -9,7 +9,11 @@ import SeededRandom
 ///   trigger and every kind of session, and so does each fault.
 /// - `AUTOCANCEL_FAULT_MATRIX=full` also runs the whole matrix, every cell, in a seeded
 ///   order, for `AUTOCANCEL_FAULT_SEEDS` seeds (default 3): `scripts/reliability/faults.sh`.
-/// - `AUTOCANCEL_FAULT_TIMEOUT` sets the requests' timeout in whole seconds (default 1).
+/// - `AUTOCANCEL_FAULT_TIMEOUT` sets the requests' timeout in whole seconds (default 1, 3
+///   under a sanitizer).
+/// - `AUTOCANCEL_FAULT_CELLS=fault/form/session/trigger,…` narrows the whole matrix to those
+///   cells, each run `AUTOCANCEL_FAULT_REPEAT` times (default 1): the way to chase one cell,
+///   e.g. `AUTOCANCEL_FAULT_CELLS=close/asyncUpload/shared/cancelAll AUTOCANCEL_FAULT_REPEAT=300`.
 enum FaultMatrix {
   private static let environment = ProcessInfo.processInfo.environment
 
@@ -21,7 +25,8 @@ enum FaultMatrix {
 
   /// The requests' timeout, whole seconds: FoundationNetworking truncates it to seconds.
   static let requestTimeout = TimeInterval(
-    environment["AUTOCANCEL_FAULT_TIMEOUT"].flatMap { Int($0) } ?? 1)
+    environment["AUTOCANCEL_FAULT_TIMEOUT"].flatMap { Int($0) }
+      ?? (Sanitizers.thread || Sanitizers.address ? 3 : 1))
 
   /// How many cells run at once. At most 6 requests may wait for one host on a session
   /// (`httpMaximumConnectionsPerHost`); a request queued behind stalled ones would time out
@@ -60,9 +65,28 @@ enum FaultMatrix {
     return cells
   }
 
-  /// Every cell, in a seeded order.
+  /// Every cell, or those `AUTOCANCEL_FAULT_CELLS` names, each as many times as
+  /// `AUTOCANCEL_FAULT_REPEAT` says, in a seeded order.
   static func full(seed: UInt64) -> [FaultCell] {
     var generator = SeededGenerator(seed: seed)
-    return all.shuffled(using: &generator)
+    let cells = chosen ?? all
+    let repeated = (0..<repeatCount).flatMap { _ in cells }
+    return repeated.shuffled(using: &generator)
   }
+
+  /// The cells `AUTOCANCEL_FAULT_CELLS` names, if it is set. A name that is not a cell stops
+  /// the test process with a message: a chase that silently ran other cells would mislead.
+  private static let chosen: [FaultCell]? = environment["AUTOCANCEL_FAULT_CELLS"].map { text in
+    text.split(separator: ",").map { name in
+      let parts = name.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }
+      guard parts.count == 4, let fault = NetworkFault(rawValue: parts[0]),
+        let form = RequestForm(rawValue: parts[1]), let session = SessionKind(rawValue: parts[2]),
+        let trigger = EndingTrigger(rawValue: parts[3])
+      else { fatalError("AUTOCANCEL_FAULT_CELLS: \(name) is not fault/form/session/trigger") }
+      return FaultCell(fault: fault, form: form, session: session, trigger: trigger)
+    }
+  }
+
+  private static let repeatCount = max(
+    1, environment["AUTOCANCEL_FAULT_REPEAT"].flatMap { Int($0) } ?? 1)
 }

@@ -9,7 +9,7 @@ import Testing
 struct FaultMatrixTests {
   @Test(
     "end as they must, once, leaving nothing behind: every fault meets every form",
-    .timeLimit(.minutes(3)))
+    timeLimit(minutes: 3))
   func sample() async throws {
     try await run(seeds: [TestSeed.fresh()], cells: FaultMatrix.sample(seed:))
   }
@@ -36,6 +36,7 @@ struct FaultMatrixTests {
         }
       }
       for problem in await run.finish() {
+        print("fault-matrix \(TestSeed.describe(seed)) run — FAIL: \(problem)")
         Issue.record("\(problem) (\(TestSeed.describe(seed)))")
       }
       let failed = reports.filter { !$0.problems.isEmpty }.count
