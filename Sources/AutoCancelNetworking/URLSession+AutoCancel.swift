@@ -67,7 +67,7 @@ extension URLSession {
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDataTask {
     boundTask(.data, in: bag, label: label, completionHandler: completionHandler) {
-      dataTask(with: request, completionHandler: $0)
+      $0.dataTask(with: request, completionHandler: $1)
     }
   }
 
@@ -99,7 +99,7 @@ extension URLSession {
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
     boundTask(.upload, in: bag, label: label, completionHandler: completionHandler) {
-      uploadTask(with: request, from: bodyData, completionHandler: $0)
+      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
     }
   }
 
@@ -116,7 +116,7 @@ extension URLSession {
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
     boundTask(.upload, in: bag, label: label, completionHandler: completionHandler) {
-      uploadTask(with: request, fromFile: fileURL, completionHandler: $0)
+      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
     }
   }
 
@@ -132,7 +132,7 @@ extension URLSession {
     completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDownloadTask {
     boundTask(.download, in: bag, label: label, completionHandler: completionHandler) {
-      downloadTask(with: request, completionHandler: $0)
+      $0.downloadTask(with: request, completionHandler: $1)
     }
   }
 
@@ -159,11 +159,11 @@ extension URLSession {
   func boundTask<SessionTask: URLSessionTask, Body: Sendable>(
     _ kind: TaskKind, in bag: CancelBag, label: String?,
     completionHandler: @escaping TaskRequest<Body>.Handler,
-    make: (@escaping TaskRequest<Body>.Handler) -> SessionTask
+    make: (URLSession, @escaping TaskRequest<Body>.Handler) -> SessionTask
   ) -> SessionTask {
     let request = TaskRequest<Body>(
       kind: kind, delivery: .handler(completionHandler, queue: delegateQueue))
     request.register(in: bag, label: label)
-    return request.makeTask(on: self, callerResumes: true, make).0
+    return request.taskForCaller(for: self, make)
   }
 }

@@ -85,7 +85,7 @@ extension URLSession {
     for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
   ) async throws -> (Data, URLResponse) {
     try await bodyAndResponse(.data, in: consume bag, label: label) {
-      self.dataTask(with: request, completionHandler: $0)
+      $0.dataTask(with: request, completionHandler: $1)
     }
   }
 
@@ -114,7 +114,7 @@ extension URLSession {
     label: String? = nil
   ) async throws -> (Data, URLResponse) {
     try await bodyAndResponse(.upload, in: consume bag, label: label) {
-      self.uploadTask(with: request, from: bodyData, completionHandler: $0)
+      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
     }
   }
 
@@ -130,7 +130,7 @@ extension URLSession {
     label: String? = nil
   ) async throws -> (Data, URLResponse) {
     try await bodyAndResponse(.upload, in: consume bag, label: label) {
-      self.uploadTask(with: request, fromFile: fileURL, completionHandler: $0)
+      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
     }
   }
 
@@ -150,9 +150,9 @@ extension URLSession {
       kind: .download, delivery: .awaiting,
       discard: { try? FileManager.default.removeItem(at: $0) })
     task.register(in: consume bag, label: label)
-    let (file, response) = try await task.value(on: self) { done in
+    let (file, response) = try await task.value(for: self) { session, done in
       // URLSession deletes its file once this handler returns: keep it first.
-      self.downloadTask(with: request) { file, response, error in
+      session.downloadTask(with: request) { file, response, error in
         do {
           done(try file.map(Self.keep), response, error)
         } catch {
@@ -181,11 +181,11 @@ extension URLSession {
   /// its body and response.
   private func bodyAndResponse(
     _ kind: TaskKind, in bag: consuming CancelBag?, label: String?,
-    make: @escaping (@escaping TaskRequest<Data>.Handler) -> URLSessionTask
+    make: (URLSession, @escaping TaskRequest<Data>.Handler) -> URLSessionTask
   ) async throws -> (Data, URLResponse) {
     let task = TaskRequest<Data>(kind: kind, delivery: .awaiting)
     task.register(in: consume bag, label: label)
-    let (data, response) = try await task.value(on: self, make)
+    let (data, response) = try await task.value(for: self, make)
     guard let response else { throw URLError(.badServerResponse) }
     return (data ?? Data(), response)
   }

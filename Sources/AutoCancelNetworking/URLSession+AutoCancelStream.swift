@@ -39,7 +39,7 @@ extension URLSession {
     for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
   ) async throws -> (URLSessionDataStream, URLResponse) {
     #if canImport(FoundationNetworking)
-      let twin = TwinSessions.shared.twin(for: self)
+      let twin = TwinRegistry.streams.twin(for: self)
       let (streamed, body) = StreamRequest.make(gated: true)
     #else
       let (streamed, body) = StreamRequest.make(gated: false)

@@ -10,11 +10,15 @@
 /// ```
 ///            attach             complete
 /// waiting ─────────▶ attached ─────────▶ completed
-///    │                  │
-///    │ cancel           │ cancel
-///    ▼                  ▼
-/// cancelled ◀───────────┘   (attach here: cancel the work at once)
+///    │  │                │                  ▲
+///    │  └────────────────┼──────────────────┘ complete (started before it was attached)
+///    │ cancel            │ cancel
+///    ▼                   ▼
+/// cancelled ◀────────────┘   (attach here: cancel the work at once)
 /// ```
+///
+/// Work that its creator starts before attaching it (so that no cancel can reach it while it
+/// is being started) may complete before it is attached: then `attach` has nothing to do.
 package enum CancelLatch<Work, Reason> {
   /// No work yet, no cancel yet.
   case waiting
@@ -36,7 +40,8 @@ package enum CancelLatch<Work, Reason> {
     case cancel(Work, Reason)
   }
 
-  /// Hands the work over. Attaching twice, or after completion, is a programming error.
+  /// Hands the work over; work that already completed needs nothing more. Attaching twice is
+  /// a programming error.
   package mutating func attach(_ work: Work) -> AttachAction {
     switch self {
     case .waiting:
@@ -44,7 +49,9 @@ package enum CancelLatch<Work, Reason> {
       return .proceed
     case .cancelled(let reason):
       return .cancel(work, reason)
-    case .attached, .completed:
+    case .completed:
+      return .proceed
+    case .attached:
       preconditionFailure("Invalid state: work attached twice to a CancelLatch")
     }
   }
@@ -73,17 +80,25 @@ package enum CancelLatch<Work, Reason> {
     }
   }
 
-  /// The attached work completed. Returns false when a cancel won first (the completion is
-  /// then ignored). Completing work that was never attached is a programming error.
+  /// The work completed, attached or not yet. Returns false when a cancel won first (the
+  /// completion is then ignored). Completing twice is a programming error.
   package mutating func complete() -> Bool {
     switch self {
-    case .attached:
+    case .waiting, .attached:
       self = .completed
       return true
     case .cancelled:
       return false
-    case .waiting, .completed:
-      preconditionFailure("Invalid state: CancelLatch completed without attached work")
+    case .completed:
+      preconditionFailure("Invalid state: CancelLatch completed twice")
+    }
+  }
+
+  /// Whether the work may still deliver: neither cancelled nor completed.
+  package var isOpen: Bool {
+    switch self {
+    case .waiting, .attached: true
+    case .cancelled, .completed: false
     }
   }
 

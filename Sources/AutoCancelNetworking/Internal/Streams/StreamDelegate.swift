@@ -4,7 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 
-  /// On Linux, the delegate of a stream twin (``TwinSessions``): hands each task's response,
+  /// On Linux, the delegate of a stream twin (``TwinRegistry/streams``): hands each task's response,
   /// data and completion to its ``StreamRequest``, and the decisions that belong to the
   /// caller (redirects, authentication challenges) to the delegate of the caller's session,
   /// on that session's delegate queue.

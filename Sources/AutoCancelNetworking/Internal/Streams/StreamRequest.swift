@@ -69,21 +69,24 @@ final class StreamRequest: BoundRequest, Sendable {
       }
       guard waiting else { return continuation.resume(throwing: CancellationError()) }
       let task = makeTask()
-      if attach(task, gate: gate, callerResumes: false) { task.resume() }
+      // Resumed before it is attached: a cancel can reach the task only once the library's
+      // own `resume()` has returned, never race it into a cache lookup.
+      task.resume()
+      _ = attach(task, gate: gate, callerResumes: false)
     }
   }
 
   func received(_ response: URLResponse) {
     let waiter = state.withLock { state in
       state.extra.challenged = nil
-      return state.latch.attachedWork == nil ? nil : state.extra.head.takeWaiter()
+      return state.latch.isOpen ? state.extra.head.takeWaiter() : nil
     }
     waiter?.resume(returning: response)
   }
 
   func received(_ data: Data) {
     let yields = state.withLock { state in
-      guard state.latch.attachedWork != nil else { return false }
+      guard state.latch.isOpen else { return false }
       guard state.extra.challenged == nil else {
         state.extra.challenged?.body.append(data)
         return false
@@ -112,6 +115,7 @@ final class StreamRequest: BoundRequest, Sendable {
         guard let (response, body) = state.extra.challenged,
           let attached = state.latch.attachedWork, state.latch.complete()
         else { return nil }
+        // (Not attached yet, the task is cancelled as it is attached: see `attach`.)
         state.extra.challenged = nil
         return (response, body, state.extra.head.takeWaiter(), attached, state.registration)
       }

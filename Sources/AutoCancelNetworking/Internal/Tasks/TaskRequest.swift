@@ -48,16 +48,30 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
 
   var wrappedTypeName: String { kind.typeName }
 
-  /// Makes the task with `make`, handing it the completion to install, and attaches it.
-  /// Returns the task, and whether to start it: a task whose request was cancelled first is
-  /// cancelled here instead, never started.
-  func makeTask<SessionTask: URLSessionTask>(
-    on session: URLSession, callerResumes: Bool,
-    _ make: (@escaping Handler) -> SessionTask
-  ) -> (SessionTask, start: Bool) {
-    let task = make { [self] body, response, error in completed(body, response, error) }
-    let gate = RedirectGuard.install(on: task, of: session)
-    return (task, attach(task, gate: gate, callerResumes: callerResumes))
+  /// Makes the task with `make` on the session that runs the helpers' tasks for `session`
+  /// (on Linux, its cancel-safe twin when it has no delegate), handing it the completion to
+  /// install.
+  private func makeTask<SessionTask: URLSessionTask>(
+    for session: URLSession, _ make: (URLSession, @escaping Handler) -> SessionTask
+  ) -> (SessionTask, gate: RedirectGate?) {
+    #if canImport(FoundationNetworking)
+      let runner = TwinRegistry.sessionForTasks(of: session)
+    #else
+      let runner = session
+    #endif
+    let task = make(runner) { [self] body, response, error in completed(body, response, error) }
+    return (task, RedirectGuard.install(on: task, of: runner))
+  }
+
+  /// A completion-handler helper's task, made and attached, for its caller to resume: a task
+  /// whose request was cancelled first is cancelled here, before it is returned, so that the
+  /// caller's `resume()` does nothing.
+  func taskForCaller<SessionTask: URLSessionTask>(
+    for session: URLSession, _ make: (URLSession, @escaping Handler) -> SessionTask
+  ) -> SessionTask {
+    let (task, gate) = makeTask(for: session, make)
+    _ = attach(task, gate: gate, callerResumes: true)
+    return task
   }
 
   /// The async call: makes the task, resumes it, and waits for its body and response.
@@ -65,7 +79,7 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
   /// - Throws: `CancellationError` when the bag or the awaiting task cancelled the request,
   ///   otherwise URLSession's error.
   func value(
-    on session: URLSession, _ make: @escaping (@escaping Handler) -> URLSessionTask
+    for session: URLSession, _ make: (URLSession, @escaping Handler) -> URLSessionTask
   ) async throws -> (Body?, URLResponse?) {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
@@ -75,8 +89,11 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
           return false
         }
         if cancelledFirst { return continuation.resume(throwing: CancellationError()) }
-        let (task, start) = makeTask(on: session, callerResumes: false, make)
-        if start { task.resume() }
+        let (task, gate) = makeTask(for: session, make)
+        // Resumed before it is attached: a cancel can reach the task only once the library's
+        // own `resume()` has returned, never race it into a cache lookup.
+        task.resume()
+        _ = attach(task, gate: gate, callerResumes: false)
       }
     } onCancel: {
       cancel()

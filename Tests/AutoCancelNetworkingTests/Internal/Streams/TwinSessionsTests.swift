@@ -29,7 +29,7 @@
       try server.start()
       var session: URLSession? = URLSession(configuration: .ephemeral)
       try await streamBodies(6, on: session!, from: server)
-      let twin = WeakSession(TwinSessions.shared.twin(for: session!).session)
+      let twin = WeakSession(TwinRegistry.streams.twin(for: session!).session)
       #expect(await server.waitForConnections(timeout: 5) { $0.open > 0 } != nil)
       session!.finishTasksAndInvalidate()
       session = nil

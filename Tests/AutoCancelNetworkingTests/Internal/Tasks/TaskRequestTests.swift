@@ -20,9 +20,9 @@ struct TaskRequestTests {
       kind: .data, delivery: .handler(handler, queue: session.delegateQueue))
     request.register(in: bag, label: nil)
     let complete = Protected<TaskRequest<Data>.Handler?>(nil)
-    let (task, _) = request.makeTask(on: session, callerResumes: true) { completion in
+    let task = request.taskForCaller(for: session) { runner, completion in
       complete.withLock { $0 = completion }
-      return session.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
+      return runner.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
     }
     session.finishTasksAndInvalidate()
     return (task, complete.current!)
