@@ -92,6 +92,24 @@ struct CancelBagCancelKeyTests {
     #expect(bag.count == 1)
   }
 
+  @Test("lets no waiting launch through: the key stops running at once when nothing else runs")
+  func letsNoWaitingLaunchThrough() async throws {
+    let bag = CancelBag()
+    let log = OperationLog()
+    let first = bag.task(key: "k", policy: .enqueue, operation: log.operation("first"))
+    let waiting = bag.task(key: "k", policy: .enqueue, operation: log.operation("waiting"))
+    await log.waitUntilStarted("first")
+    // Added beside them: once `first` returns, this holds the key, and `waiting` still waits.
+    bag.add(RecordingWork("beside"), key: "k", policy: .runConcurrently)
+    log.release("first")
+    _ = try await first?.value
+    #expect(bag.waitingLaunchCount(key: "k") == 1)
+    bag.cancel(key: "k")
+    #expect(!bag.isRunning(key: "k"))
+    await #expect(throws: CancellationError.self) { _ = try await waiting?.value }
+    #expect(!log.hasStarted("waiting"))
+  }
+
   @Test("work under the key added later is not affected, and the key runs again")
   func laterWorkIsNotAffected() {
     let bag = CancelBag()

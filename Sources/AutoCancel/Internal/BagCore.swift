@@ -387,12 +387,8 @@ struct BagCore: Sendable {
 
   /// Cancels everything registered under `key`, oldest first.
   func cancel(key: BagKey, reason: CancellationReason) {
-    let (removed, observers) = withLock { state -> ([RemovedItem], [Observer]?) in
-      let members = state.extras?.keys[key]?.members ?? []
-      // Taken out newest first, so that a holder taken out never lets through a waiting launch
-      // about to be cancelled too.
-      let removed = members.reversed().compactMap { state.remove($0) }
-      return (removed.reversed(), state.observersToNotify)
+    let (removed, observers) = withLock { state in
+      (state.removeMembers(of: key), state.observersToNotify)
     }
     for item in removed { finishCancelling(item, reason: reason, observers: observers) }
   }

@@ -222,6 +222,24 @@ struct BagState: Sendable {
 
   // MARK: Keys
 
+  /// Takes out everything registered under `key`, to cancel after the lock, oldest first.
+  ///
+  /// Waiting launches go first: a holder taken out while one of them still waited would let
+  /// it through, only for it to be cancelled before it could start.
+  mutating func removeMembers(of key: BagKey) -> [RemovedItem] {
+    guard let members = extras?.keys[key]?.members, let details = extras?.details else {
+      return []
+    }
+    func waits(_ ticket: Ticket) -> Bool {
+      guard case .task(let turn)? = details[ticket.sequence]?.hold else { return false }
+      return turn.isWaiting
+    }
+    let waiting = members.filter(waits)
+    let others = members.filter { !waits($0) }
+    let removed = (waiting + others).compactMap { remove($0) }
+    return removed.sorted { $0.sequence < $1.sequence }
+  }
+
   /// Everything registered was taken out at once (`removeAll`): every key forgets its members
   /// (see `KeyEntry.removeAllMembers`). Returns what that decided, or nil for a bag without
   /// keys.
