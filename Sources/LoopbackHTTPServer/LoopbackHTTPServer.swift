@@ -18,7 +18,9 @@ import Foundation
 /// - `GET /delay?ms=T&size=N`: the response head after T ms, then N bytes.
 /// - `GET /status?code=C`: status C (200...599) with a small text body.
 /// - `POST|PUT /upload`: reads the body (`Content-Length` or chunked; `Expect: 100-continue`
-///   honoured) and replies with its byte count as text.
+///   honoured) and replies with its byte count as text. `chunk=C&interval_ms=T` reads it C
+///   bytes at a time, T ms apart (defaults: C = 65536, T = 10), watching for a client that
+///   leaves in between: an upload that takes a while, whose client flow control holds back.
 /// - anything else: 404. Wrong method: 405. Invalid parameters: 400. Unparsable request: 400
 ///   and the connection closes.
 ///

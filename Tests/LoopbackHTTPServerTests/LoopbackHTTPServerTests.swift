@@ -114,6 +114,36 @@ struct LoopbackHTTPServerTests {
     #expect(record.completed)
   }
 
+  @Test("reads a paced upload a chunk at a time, and notes a client that leaves between chunks")
+  func pacedUploadIsReadInChunks() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let body = [UInt8](repeating: 7, count: 40_000)
+    let client = try RawClient(port: server.port)
+    try client.send(
+      "POST /upload?id=paced&chunk=10000&interval_ms=20 HTTP/1.1\r\nHost: x\r\n"
+        + "Content-Length: \(body.count)\r\n\r\n")
+    try client.send(body)
+    // The whole body is sent at once; the server has read only part of it for a while.
+    let partway = await server.expectRecord(id: "paced") {
+      $0.requestBodyBytes > 0 && $0.requestBodyBytes < body.count
+    }
+    #expect(partway?.requestBodyBytes == 10_000)
+    let response = try client.readResponse()
+    #expect(String(decoding: response.body, as: UTF8.self) == "40000")
+
+    let leaving = try RawClient(port: server.port)
+    try leaving.send(
+      "POST /upload?id=paced-gone&chunk=10000&interval_ms=20 HTTP/1.1\r\nHost: x\r\n"
+        + "Content-Length: 1000000\r\n\r\n")
+    try leaving.send([UInt8](repeating: 7, count: 30_000))
+    await server.expectRecord(id: "paced-gone") { $0.requestBodyBytes >= 10_000 }
+    leaving.close()
+    let record = await server.expectRecord(id: "paced-gone") { $0.isFinished }
+    #expect(record?.clientWentAway == true)
+    #expect(record.map { $0.requestBodyBytes < 1_000_000 } == true)
+  }
+
   @Test("answers Expect: 100-continue before reading an upload's body")
   func uploadAnswersExpectContinueBeforeReadingTheBody() async throws {
     let server = try startedServer()
@@ -168,6 +198,8 @@ struct LoopbackHTTPServerTests {
     let response = try client.readResponse()
     #expect(response.status == 405)
     #expect(response.headers["allow"] == "POST, PUT")
+    try client.send("POST /upload?chunk=0 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
+    #expect(try client.readResponse().status == 400)
   }
 
   @Test("names the record after the request-ID header when no id parameter is given")

@@ -91,14 +91,25 @@ final class Connection {
   }
 
   /// Reads and discards `count` body bytes, reporting progress; false if the stream ended.
-  private func consume(_ count: Int, progress: (Int) -> Void) -> Bool {
+  ///
+  /// With a pace, takes at most `chunk` bytes at a time and watches the client for `interval`
+  /// nanoseconds in between: the client, held back by flow control, is still sending, and a
+  /// client that leaves is noticed at once.
+  private func consume(
+    _ count: Int, pace: (chunk: Int, interval: UInt64)?, progress: (Int) -> Void
+  ) -> Bool {
     var remaining = count
     while remaining > 0 {
       if pending.isEmpty, !fill() { return false }
-      let taken = min(remaining, pending.count)
+      let taken = min(remaining, pending.count, pace?.chunk ?? .max)
       pending.removeFirst(taken)
       remaining -= taken
       progress(taken)
+      if let pace, remaining > 0, pace.interval > 0 {
+        guard watchPeer(until: DispatchTime.now().uptimeNanoseconds + pace.interval) else {
+          return false
+        }
+      }
     }
     return true
   }
@@ -130,8 +141,9 @@ final class Connection {
       bodyBytesRead += count
       core.updateRecord(record) { $0.requestBodyBytes += count }
     }
+    let pace = Route.uploadPace(for: head)
     guard head.isChunked else {
-      return consume(head.contentLength ?? 0, progress: progress) ? .read : .ended
+      return consume(head.contentLength ?? 0, pace: pace, progress: progress) ? .read : .ended
     }
     while true {
       guard let line = readLine() else { return .ended }
@@ -139,7 +151,7 @@ final class Connection {
       guard let size = Int(sizeField.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0
       else { return .malformed }
       if size == 0 { break }
-      guard consume(size, progress: progress) else { return .ended }
+      guard consume(size, pace: pace, progress: progress) else { return .ended }
       guard let end = readLine() else { return .ended }
       guard end.isEmpty else { return .malformed }
     }
