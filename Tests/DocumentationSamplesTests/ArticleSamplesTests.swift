@@ -26,6 +26,9 @@ struct ArticleSamplesTests {
       article: "Sources/AutoCancel/AutoCancel.docc/ComingFromCombineOrRxSwift.md",
       samples: "CombineSamples.swift"),
     ArticleSamples(
+      article: "Sources/AutoCancel/AutoCancel.docc/KeysAndPolicies.md",
+      samples: "KeysAndPoliciesSamples.swift"),
+    ArticleSamples(
       article: "Sources/AutoCancel/AutoCancel.docc/OutlivingTheOwner.md",
       samples: "../AutoCancelNetworkingTests/AppScopeSamples.swift"),
     ArticleSamples(
