@@ -29,6 +29,9 @@ struct ArticleSamplesTests {
       article: "Sources/AutoCancel/AutoCancel.docc/KeysAndPolicies.md",
       samples: "KeysAndPoliciesSamples.swift"),
     ArticleSamples(
+      article: "Sources/AutoCancel/AutoCancel.docc/NamingAndStartingTasks.md",
+      samples: "NamingAndStartingTasksSamples.swift"),
+    ArticleSamples(
       article: "Sources/AutoCancel/AutoCancel.docc/OutlivingTheOwner.md",
       samples: "../AutoCancelNetworkingTests/AppScopeSamples.swift"),
     ArticleSamples(
