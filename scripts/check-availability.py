@@ -17,9 +17,23 @@ floors and reports every use that no availability condition covers:
 
 An annotation covers a use only if it raises every Apple platform to the API's version, or
 marks the platform unavailable: `@available(macOS 13, *)` does not cover `Duration` on iOS.
-It also reports syntax that needs a newer compiler than tools version 6.0 (`weak let`,
-`@concurrent`, `nonisolated(nonsending)`, raw identifiers, trailing commas in argument lists);
-no annotation covers those.
+It also reports what needs a newer compiler than tools version 6.0: `weak let`, `@concurrent`,
+`nonisolated(nonsending)`, `isolated deinit`, raw identifiers, `Span`/`RawSpan` (Swift 6.2);
+trailing commas before the `)` of an argument, parameter or tuple list, on its line or with
+the `)` on a later one, `nonisolated` on a type or an extension, and `withTaskGroup` /
+`withThrowingTaskGroup` without `of:` (Swift 6.1). Only `#if compiler(>=X)` (or
+`swift(>=X)`) around the use covers those, not `@available`.
+
+And two pitfalls that only a build for an Apple platform would show:
+- `#if canImport(UIKit)` (or its negation) without an `os(...)` test, in a file that uses
+  UIKit's views, view controllers, windows or application object: watchOS has UIKit but none
+  of these. Write `canImport(UIKit) && !os(watchOS)` (or `!canImport(UIKit) || os(watchOS)`).
+- In test targets, a `for` loop of a thousand passes or more (the count read from integer
+  literals or `let count = 10_000` earlier in the file; nested loops multiply) that makes
+  Objective-C objects (`BlockOperation`, `Operation()`, URLSession's `dataTask(...)` and other
+  task factories, or a function of the same file that returns a task or an operation) outside
+  the test kit's `withAutoreleasePool { ... }` inside the loop: on Apple platforms what each
+  pass autoreleases would stay alive until the test returns.
 
 A line that is a false positive can say so with a trailing `// availability-ok: <reason>`.
 Exit status: 0 when nothing is found, 1 with findings (file:line: API, needed versions), 2
@@ -44,6 +58,10 @@ What it cannot see (it reads text, it does not type-check):
   the branches after `canImport(Darwin)`) is skipped; other conditions are read as if true.
 - Uses inside string interpolations are checked; uses inside macros' string arguments and
   in DocC articles or doc comments are not (samples in articles are not compiled here).
+- Trailing commas before `>` (generic parameter lists) or `{` (condition lists): `, {` is also
+  how a closure argument follows another argument.
+- Loops it cannot count (`while`, `forEach`, a count passed in or computed), and Objective-C
+  objects made by functions of other files or returned under another type.
 """
 
 from __future__ import annotations
@@ -113,15 +131,59 @@ APIS: list[tuple[str, re.Pattern[str], dict[str, tuple[int, int]]]] = [
     ]
 ]
 
-# Syntax that the Swift 6.0 compiler (tools version 6.0, Xcode 16) rejects.
-SYNTAX: list[tuple[str, re.Pattern[str]]] = [
-    ("weak let (Swift 6.2)", re.compile(r"\bweak\s+let\b")),
-    ("@concurrent (Swift 6.2)", re.compile(r"@concurrent\b")),
-    ("nonisolated(nonsending) (Swift 6.2)", re.compile(r"\bnonisolated\s*\(\s*nonsending\s*\)")),
-    ("isolated deinit (Swift 6.2)", re.compile(r"\bisolated\s+deinit\b")),
-    ("raw identifier (Swift 6.2)", re.compile(r"`[^`\n]*[^\w`][^`\n]*`")),
-    ("trailing comma in a list (Swift 6.1)", re.compile(r",\s*\)")),
+# Syntax and types that the Swift 6.0 compiler (tools version 6.0, Xcode 16) rejects, with the
+# compiler version that accepts them: (name shown in reports, pattern over one line, version).
+# Only `#if compiler(>=X)` (or `swift(>=X)`) around the use covers them.
+SWIFT_6_1_COMPILER = (6, 1)
+SWIFT_6_2_COMPILER = (6, 2)
+SYNTAX: list[tuple[str, re.Pattern[str], tuple[int, int]]] = [
+    ("weak let (Swift 6.2)", re.compile(r"\bweak\s+let\b"), SWIFT_6_2_COMPILER),
+    ("@concurrent (Swift 6.2)", re.compile(r"@concurrent\b"), SWIFT_6_2_COMPILER),
+    ("nonisolated(nonsending) (Swift 6.2)", re.compile(r"\bnonisolated\s*\(\s*nonsending\s*\)"), SWIFT_6_2_COMPILER),
+    ("isolated deinit (Swift 6.2)", re.compile(r"\bisolated\s+deinit\b"), SWIFT_6_2_COMPILER),
+    ("raw identifier (Swift 6.2)", re.compile(r"`[^`\n]*[^\w`][^`\n]*`"), SWIFT_6_2_COMPILER),
+    # The standard library back-deploys them to every floor; only the compiler is too old.
+    ("Span/RawSpan (Swift 6.2)", re.compile(r"\b(Span|RawSpan)\b|\.span\b"), SWIFT_6_2_COMPILER),
+    # SE-0449: `nonisolated` on a type or an extension; `nonisolated class func` is a member.
+    (
+        "nonisolated type or extension (Swift 6.1)",
+        re.compile(
+            r"\bnonisolated\s+((public|package|internal|fileprivate|private|open|final|indirect)\s+)*"
+            r"(struct|enum|actor|protocol|extension|class\s+(?!(func|var|let|subscript|init)\b))\b"
+        ),
+        SWIFT_6_1_COMPILER,
+    ),
 ]
+
+# The same, over the whole text, for what spans lines: (name, pattern, version). A match is
+# reported on the line where it starts.
+MULTILINE_SYNTAX: list[tuple[str, re.Pattern[str], tuple[int, int]]] = [
+    # SE-0439: a comma before the `)` of an argument, parameter or tuple list, on the same line
+    # or with the `)` on a later one. (Array and dictionary literals always allowed it.)
+    ("trailing comma in a list (Swift 6.1)", re.compile(r",(?=\s*\))"), SWIFT_6_1_COMPILER),
+    # SE-0442: the child result type inferred; Swift 6.0 needs `of:` as the first argument.
+    (
+        "withTaskGroup without of: (Swift 6.1)",
+        re.compile(r"\bwith(Throwing)?TaskGroup\s*(\{|\((?!\s*of\s*:))"),
+        SWIFT_6_1_COMPILER,
+    ),
+]
+
+# watchOS's UIKit has no views, view controllers, windows or application object: a file that
+# uses them must not take `canImport(UIKit)` to mean they exist.
+UIKIT_VIEW_TYPES = re.compile(r"\bUI(Application|Responder|Scene|Window|View)\w*\b")
+CAN_IMPORT_UIKIT = re.compile(r"\bcanImport\(\s*UIKit\s*\)")
+NAMES_UIKIT_PLATFORM = re.compile(r"\bos\(\s*(watchOS|iOS|tvOS|visionOS)\s*\)")
+UIKIT_RULE = "canImport(UIKit) without os(watchOS)"
+
+# Objective-C objects made by the thousand in a test loop must be made inside the test kit's
+# `withAutoreleasePool`, inside the loop, so that Apple platforms free them pass by pass.
+OBJC_OBJECT_MAKERS = re.compile(
+    r"\bBlockOperation\s*[({]|\bOperation\s*\(|\.(dataTask|downloadTask|uploadTask|streamTask|webSocketTask)\s*\("
+)
+AUTORELEASE_HELPER = "withAutoreleasePool"
+AUTORELEASE_RULE = "Objective-C objects made in a loop without withAutoreleasePool"
+LOOP_OF_THOUSANDS = 1_000
 
 DISPATCH_LINE = re.compile(r"Dispatch|\.now\(\)|\bdeadline:|\bwallDeadline:|\brepeating:|\bleeway:")
 STRING_ARGUMENT = re.compile(r"\.(contains|split)\(\s*(separator:\s*)?$")
@@ -310,6 +372,35 @@ def apple_lines(lines: list[str]) -> list[bool]:
     return result
 
 
+COMPILER_CONDITION = re.compile(r"^\(*\s*(compiler|swift)\(\s*>=\s*(\d+)(?:\.(\d+))?[\d.]*\s*\)\s*\)*$")
+
+
+def compiler_floors(lines: list[str]) -> list[tuple[int, int]]:
+    """For each line, the compiler version that its enclosing `#if compiler(>=X)` guarantee."""
+    result: list[tuple[int, int]] = []
+    stack: list[tuple[int, int]] = []
+    for line in lines:
+        m = IF_DIRECTIVE.match(line)
+        if m:
+            kind, condition = m.group(1), m.group(2).split("//")[0]
+            if kind == "if":
+                floor = (0, 0)
+                if "||" not in condition:
+                    for term in condition.split("&&"):
+                        c = COMPILER_CONDITION.match(term.strip())
+                        if c:
+                            floor = max(floor, (int(c.group(2)), int(c.group(3) or 0)))
+                stack.append(floor)
+            elif kind in ("elseif", "else") and stack:
+                stack[-1] = (0, 0)
+            elif kind == "endif" and stack:
+                stack.pop()
+            result.append((0, 0))
+            continue
+        result.append(max(stack, default=(0, 0)))
+    return result
+
+
 def header_start(code: str, brace: int) -> int:
     """Where the declaration or statement that a `{` (or a line) belongs to starts.
 
@@ -367,6 +458,7 @@ def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
     raw_lines = source.split("\n")
     lines = code.split("\n")
     on_apple = apple_lines(raw_lines)
+    compiler_floor = compiler_floors(raw_lines)
     line_offsets = [0]
     for line in lines[:-1]:
         line_offsets.append(line_offsets[-1] + len(line) + 1)
@@ -421,9 +513,9 @@ def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
         if not line.strip():
             continue
         text = raw_lines[index].strip()
-        for name, pattern in SYNTAX:
-            if pattern.search(line):
-                findings.append(Finding(path, index + 1, name, "a newer compiler than tools version 6.0", text))
+        for name, pattern, compiler in SYNTAX:
+            if pattern.search(line) and compiler_floor[index] < compiler:
+                findings.append(Finding(path, index + 1, name, NEWER_COMPILER, text))
         hits: list[tuple[str, dict[str, tuple[int, int]], int]] = []
         for name, pattern, needs in APIS:
             match = pattern.search(line)
@@ -451,7 +543,103 @@ def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
         for name, needs, column in hits:
             if not covers(merge(cover_at(index, column), own), needs):
                 findings.append(Finding(path, index + 1, name, describe(needs), text))
+
+    def reportable(index: int) -> bool:
+        return on_apple[index] and not AVAILABILITY_OK.search(raw_lines[index])
+
+    for name, pattern, compiler in MULTILINE_SYNTAX:
+        for match in pattern.finditer(code):
+            index = code.count("\n", 0, match.start())
+            if reportable(index) and compiler_floor[index] < compiler:
+                findings.append(Finding(path, index + 1, name, NEWER_COMPILER, raw_lines[index].strip()))
+
+    if UIKIT_VIEW_TYPES.search(code):
+        for index, line in enumerate(raw_lines):
+            m = IF_DIRECTIVE.match(line)
+            if not m or m.group(1) not in ("if", "elseif") or AVAILABILITY_OK.search(line):
+                continue
+            condition = m.group(2).split("//")[0]
+            if CAN_IMPORT_UIKIT.search(condition) and not NAMES_UIKIT_PLATFORM.search(condition):
+                needs = "os(watchOS) in the condition: watchOS's UIKit has no views or view controllers"
+                findings.append(Finding(path, index + 1, UIKIT_RULE, needs, line.strip()))
+
+    if "Tests" in os.path.normpath(path).split(os.sep):
+        for index in unpooled_objc_loops(code):
+            if reportable(index):
+                needs = f"{AUTORELEASE_HELPER} {{ ... }} around the pass on Apple platforms"
+                findings.append(Finding(path, index + 1, AUTORELEASE_RULE, needs, raw_lines[index].strip()))
     return findings
+
+
+NEWER_COMPILER = "a newer compiler than tools version 6.0"
+FOR_HEADER = re.compile(r"^\s*(\w+\s*:\s*)?for\b.*?\bin\s+(.+?)(\s+where\b.*)?\s*$", re.S)
+RANGE = re.compile(r"^\(?\s*([\w.]+)\s*(\.\.<|\.\.\.)\s*([\w.]+)\s*\)?$")
+INTEGER = re.compile(r"^\d[\d_]*$")
+
+
+def loop_count(sequence: str, code: str, before: int) -> int | None:
+    """How many passes a `for` loop over `sequence` makes, when the text says: a range whose
+    bounds are integer literals or names bound to one (`let count = 10_000`) earlier."""
+    m = RANGE.match(sequence.strip())
+    if not m:
+        return None
+
+    def value(operand: str) -> int | None:
+        if INTEGER.match(operand):
+            return int(operand.replace("_", ""))
+        bindings = re.findall(
+            rf"\b(?:let|var)\s+{re.escape(operand)}\s*(?::\s*Int\s*)?=\s*(\d[\d_]*)\s*$", code[:before], re.M
+        )
+        return int(bindings[-1].replace("_", "")) if bindings else None
+
+    low, high = value(m.group(1)), value(m.group(3))
+    if low is None or high is None:
+        return None
+    return max(0, high - low + (1 if m.group(2) == "..." else 0))
+
+
+def unpooled_objc_loops(code: str) -> list[int]:
+    """Lines (0-based) that make Objective-C objects in `for` loops of a thousand passes or
+    more (nested loops multiply) without `withAutoreleasePool` inside the innermost loop.
+
+    Makers are `BlockOperation(`, `Operation(`, URLSession's task factories, and the functions
+    of the same file that return a task or an operation (so `downloader.fetch(url)` counts when
+    `fetch` returns a `URLSessionDataTask`). Loops whose count the text does not give are not
+    counted."""
+    makers = [OBJC_OBJECT_MAKERS]
+    returning = {
+        m.group(1)
+        for m in re.finditer(r"\bfunc\s+(\w+)\b[^{]*?->\s*(URLSession\w*Task|(Block)?Operation)\b", code)
+    }
+    if returning:
+        makers.append(re.compile(r"(?<!func )\b(" + "|".join(map(re.escape, sorted(returning))) + r")\s*\("))
+    sites = sorted({m.start() for p in makers for m in p.finditer(code)})
+    lines: list[int] = []
+    stack: list[tuple[str, int]] = []  # (loop, pool or block; passes of a loop, else 1)
+    next_site = 0
+    for at, c in enumerate(code):
+        while next_site < len(sites) and sites[next_site] == at:
+            passes, pooled = 1, False
+            for kind, count in stack:
+                if kind == "loop":
+                    passes, pooled = passes * count, False
+                elif kind == "pool":
+                    pooled = True
+            if passes >= LOOP_OF_THOUSANDS and not pooled:
+                lines.append(code.count("\n", 0, at))
+            next_site += 1
+        if c == "{":
+            header = re.split(r"[{}]", code[header_start(code, at) : at])[-1]
+            loop = FOR_HEADER.match(header)
+            if loop:
+                stack.append(("loop", loop_count(loop.group(2), code, at) or 1))
+            elif re.search(rf"\b{AUTORELEASE_HELPER}\s*(\(\s*\))?\s*$", header):
+                stack.append(("pool", 1))
+            else:
+                stack.append(("block", 1))
+        elif c == "}" and stack:
+            stack.pop()
+    return sorted(set(lines))
 
 
 def swift_files(root: str) -> list[str]:
@@ -489,7 +677,7 @@ func h() async {
   if #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) {
     try? await Task.sleep(for: .seconds(1))
   } else {
-    try? await Task.sleep(for: .seconds(1))  // finds: Task.sleep(for:), Duration literal
+    try? await Task.sleep(for: .seconds(1))  // finds: Task.sleep(for:); Duration literal
   }
   guard #available(macOS 13, iOS 16, tvOS 16, watchOS 9, *) else {
     _ = ContinuousClock.now  // finds: ContinuousClock
@@ -497,6 +685,13 @@ func h() async {
   }
   _ = ContinuousClock.now
   DispatchQueue.main.asyncAfter(deadline: .now() + .seconds(1)) {}
+  await withTaskGroup { group in group.addTask {} }  // finds: withTaskGroup without of: (Swift 6.1)
+  await withThrowingTaskGroup(  // finds: withTaskGroup without of: (Swift 6.1)
+    returning: Void.self
+  ) { _ in }
+  await withTaskGroup(
+    of: Void.self
+  ) { _ in }
 }
 #if os(Linux)
   let linuxOnly = Mutex(1)
@@ -517,29 +712,128 @@ struct S {
 func n() -> Bool { "abc".contains("bc") || "a".contains("b") }  // finds: String.contains/split with a String (no Foundation in module)
 func o() { weak let w = C() }  // finds: weak let (Swift 6.2)
 @Suite(.timeLimit(.minutes(1))) struct T {}  // finds: Testing .timeLimit
+func p(a: Int, b: Int,) {}  // finds: trailing comma in a list (Swift 6.1)
+func q() {
+  p(
+    a: 1,
+    b: 2,  // finds: trailing comma in a list (Swift 6.1)
+  )
+  let pair = (
+    1,
+    2  // a comment, then the comma on a line of its own
+    ,  // finds: trailing comma in a list (Swift 6.1)
+  )
+  let list = [
+    1,
+    2,
+  ]
+  p(a: 1, b: [3,].count)
+  _ = (pair, list, "(a,)")
+}
+nonisolated struct U {}  // finds: nonisolated type or extension (Swift 6.1)
+public nonisolated final class V {}  // finds: nonisolated type or extension (Swift 6.1)
+nonisolated extension U {}  // finds: nonisolated type or extension (Swift 6.1)
+class W {
+  nonisolated class func make() -> W { W() }
+  nonisolated(unsafe) static var shared = W()
+  nonisolated func f() {}
+}
+func r(_ bytes: [UInt8]) -> Int { bytes.span.count }  // finds: Span/RawSpan (Swift 6.2)
+func t(_ raw: RawSpan) {}  // finds: Span/RawSpan (Swift 6.2)
+#if compiler(>=6.2)
+  func u(_ span: Span<UInt8>) -> Int { span.count }
+  func v(a: Int,) {}
+#else
+  func u(_ span: Span<UInt8>) -> Int { span.count }  // finds: Span/RawSpan (Swift 6.2)
+#endif
+#if compiler(>=6.1) && canImport(Darwin)
+  nonisolated struct X {}
+  func w(_ span: Span<UInt8>) {}  // finds: Span/RawSpan (Swift 6.2)
+#endif
+"""
+
+# A test target's file, where loops that make Objective-C objects by the thousand must drain a
+# pool per pass, and where UIKit's view controllers are used.
+SELF_TEST_TESTS = """\
+import Foundation
+#if canImport(UIKit)  // finds: canImport(UIKit) without os(watchOS)
+  import UIKit
+#endif
+#if !canImport(UIKit)  // finds: canImport(UIKit) without os(watchOS)
+  class UIViewController {}
+#elseif canImport(UIKit) && !os(watchOS)
+  typealias Screen = UIViewController
+#endif
+#if !canImport(UIKit) || os(watchOS)
+  typealias Page = UIViewController
+#endif
+final class Loader {
+  let session = URLSession.shared
+  func fetch(_ url: URL) -> URLSessionDataTask { session.dataTask(with: url) }
+  func start(_ url: URL) { fetch(url).resume() }
+}
+func loops(_ loader: Loader, _ url: URL) {
+  let count = 10_000
+  for _ in 0..<count {
+    let operation = BlockOperation {}  // finds: Objective-C objects made in a loop without withAutoreleasePool
+    operation.start()
+  }
+  for _ in 0..<100_000 {
+    withAutoreleasePool {
+      _ = Operation()
+      _ = loader.session.dataTask(with: url)
+    }
+  }
+  withAutoreleasePool {
+    for _ in 1...5_000 {
+      _ = loader.session.downloadTask(with: url)  // finds: Objective-C objects made in a loop without withAutoreleasePool
+    }
+  }
+  for _ in 0..<100 {
+    for _ in 0..<100 {
+      loader.start(url)
+      _ = loader.fetch(url)  // finds: Objective-C objects made in a loop without withAutoreleasePool
+    }
+  }
+  for _ in 0..<3 {
+    _ = Operation()
+  }
+  for index in 0..<count where index > 0 {
+    withAutoreleasePool { _ = loader.fetch(url) }
+  }
+  for url in [url] {
+    _ = loader.fetch(url)
+  }
+}
 """
 
 
 def self_test() -> int:
     import tempfile
 
-    expected = set()
-    for number, line in enumerate(SELF_TEST.split("\n"), start=1):
-        m = re.search(r"// finds: (.*)$", line)
-        if m:
-            expected |= {(number, api.strip()) for api in re.split(r", (?=[A-Z@w])", m.group(1))}
+    samples = [
+        (os.path.join("Sources", "Sample", "Sample.swift"), SELF_TEST, False),
+        (os.path.join("Tests", "SampleTests", "SampleTests.swift"), SELF_TEST_TESTS, True),
+    ]
+    expected: set[tuple[str, int, str]] = set()
+    found: set[tuple[str, int, str]] = set()
     with tempfile.TemporaryDirectory() as directory:
-        path = os.path.join(directory, "Sources", "Sample", "Sample.swift")
-        os.makedirs(os.path.dirname(path))
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(SELF_TEST)
-        found = {(f.line, f.api) for f in check_file(path, module_has_foundation=False)}
+        for relative, sample, has_foundation in samples:
+            for number, line in enumerate(sample.split("\n"), start=1):
+                m = re.search(r"// finds: (.*)$", line)
+                if m:
+                    expected |= {(relative, number, api.strip()) for api in m.group(1).split("; ")}
+            path = os.path.join(directory, relative)
+            os.makedirs(os.path.dirname(path))
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(sample)
+            found |= {(relative, f.line, f.api) for f in check_file(path, module_has_foundation=has_foundation)}
     if found != expected:
         print("check-availability self-test FAILED", file=sys.stderr)
-        for line, api in sorted(expected - found):
-            print(f"  missed   line {line}: {api}", file=sys.stderr)
-        for line, api in sorted(found - expected):
-            print(f"  spurious line {line}: {api}", file=sys.stderr)
+        for relative, line, api in sorted(expected - found):
+            print(f"  missed   {relative}:{line}: {api}", file=sys.stderr)
+        for relative, line, api in sorted(found - expected):
+            print(f"  spurious {relative}:{line}: {api}", file=sys.stderr)
         return 1
     print(f"self-test: {len(expected)} expected findings, nothing else.")
     return 0
@@ -570,7 +864,10 @@ def main(argv: list[str]) -> int:
         counts: dict[str, int] = {}
         for finding in findings:
             counts[finding.api] = counts.get(finding.api, 0) + 1
-        print(f"\n{len(findings)} use(s) newer than the floors ({floors}) without availability, in {len({f.path for f in findings})} file(s):")
+        print(
+            f"\n{len(findings)} finding(s) in {len({f.path for f in findings})} file(s) "
+            f"(floors {floors}, tools version 6.0, Apple-only pitfalls):"
+        )
         for api, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
             print(f"  {count:4d}  {api}")
         return 1

@@ -75,7 +75,8 @@ extension CancelBag {
   /// that is slow to read, so the last value it yields is always the key's state after its
   /// last change. It ends when the consumer stops iterating (its task is cancelled), or once
   /// the bag has ended and nothing runs under the key any more. Works on every OS the package
-  /// supports; the sequence does not keep the bag alive.
+  /// supports; the sequence does not keep the bag alive (it holds the bag's storage, as a
+  /// registration does, not the bag).
   ///
   /// ```swift
   /// struct SaveButton: View {
@@ -100,10 +101,12 @@ extension CancelBag {
     let start = core.observe(
       key: key, send: { continuation.yield($0) }, finish: { continuation.finish() })
     let observer = start.observer
-    let weakCore = core.weakReference
-    continuation.onTermination = { _ in
+    // The stream holds the bag's storage (not the bag) until it ends, as a registration does;
+    // the bag holds the stream's continuation until then. Either side ending breaks the cycle:
+    // the reader stopping runs this, and the bag's end finishes the stream.
+    continuation.onTermination = { [core] _ in
       observer.stop()
-      weakCore.locked.map { BagCore($0).removeObserver(key: key, id: observer.id) }
+      core.removeObserver(key: key, id: observer.id)
     }
     observer.offer(isRunning: start.isRunning, version: start.version, ends: start.ends)
     return stream

@@ -44,6 +44,7 @@ extension FinishReporting {
 
 extension FinishReporting where Self: AnyObject {
   /// Stores the work as it is, and asks it from time to time whether it finished.
+  @inlinable
   public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
     insertion.addReportingFinish(work)
   }

@@ -23,7 +23,8 @@ public struct _BagInsertion {
   }
 
   /// Stores work that reports `isFinished`: it leaves by itself soon after it finished.
-  package func addReportingFinish(_ work: some FinishReporting & AnyObject) -> CancelRegistration {
+  @inlinable
+  package func addReportingFinish(_ work: any FinishReporting & AnyObject) -> CancelRegistration {
     core.addReportingFinish(work, details: details)
   }
 

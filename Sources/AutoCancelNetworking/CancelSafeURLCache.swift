@@ -5,11 +5,17 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// A URL cache that answers URLSession's cached-response lookups synchronously, so that
-/// cancelling a data task on Linux can never race the lookup and crash the process.
+/// On Linux, a URL cache that answers URLSession's cached-response lookups synchronously, so
+/// that a data task that your own code cancels can never race the lookup and crash the
+/// process.
 ///
 /// It stores nothing itself: every read, write and removal goes to the cache it wraps
 /// (`URLCache.shared` by default), so responses are cached exactly as before.
+///
+/// The library does not need it: every cancel it makes (a bag's, a helper's, a raw task's)
+/// waits for the lookup on its own. Install it on a session whose tasks you cancel with
+/// `URLSessionTask.cancel()` yourself, or cancel them through the bag instead
+/// (`autoCancel(task).cancel()`).
 ///
 /// ## Why it exists
 ///
@@ -22,12 +28,6 @@ import Foundation
 /// in the registry.` Answering the lookup synchronously, inside `resume()`, leaves no moment
 /// at which a cancel can be parked.
 ///
-/// The URLSession helpers of this module (such as
-/// ``FoundationNetworking/URLSession/dataTask(with:in:label:completionHandler:)-(URLRequest,_,_,_)``) use
-/// this cache on their own: for a session without a delegate they run the request on a twin
-/// session whose cache is a `CancelSafeURLCache` around the original one. Install it yourself
-/// when you create sessions with a delegate, or when you cancel raw tasks:
-///
 /// ```swift
 /// let configuration = URLSessionConfiguration.default
 /// configuration.urlCache = CancelSafeURLCache(wrapping: .shared)
@@ -38,8 +38,9 @@ import Foundation
 ///
 /// - Thread-safe as far as the wrapped cache is: every call is forwarded as is.
 /// - The lookup runs on the thread that calls `resume()` (or `cancel()` of a task that was
-///   never resumed), while FoundationNetworking holds the task's internal queue. Wrap only
-///   caches whose lookups do not wait for your own locks.
+///   never resumed), while FoundationNetworking holds the queue that runs all URLSession work
+///   of the process: a slow lookup (a disk read) holds every session's work meanwhile. Wrap
+///   only caches whose lookups are quick and do not wait for your own locks.
 /// - On Apple platforms it is a plain forwarding cache; nothing there needs it.
 public final class CancelSafeURLCache: URLCache, @unchecked Sendable {
   // Safety: the only stored property is an immutable reference to a thread-safe cache.

@@ -10,7 +10,7 @@ extension SharedRequests where Key == URLRequest, Value == SharedResponse {
   /// Loads `request` once for every caller that asks for it while it runs, and cancels the
   /// download, down to its connection, only when the last of them is gone.
   ///
-  /// The request runs through ``FoundationNetworking/URLSession/data(for:in:label:)``, so it
+  /// The request runs through `URLSession.data(for:in:label:)`, so it
   /// takes the library's crash-free cancel path on Linux. A caller whose task is cancelled
   /// (its bag ended, its screen went away) stops waiting at once with `CancellationError`;
   /// the others keep waiting. When none is left, the download is cancelled. Requests are

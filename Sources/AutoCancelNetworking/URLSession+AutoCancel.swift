@@ -31,18 +31,23 @@ import Foundation
 /// ## Contract (all helpers)
 ///
 /// - Like Foundation, the task is returned suspended: call `resume()`.
-/// - The completion handler runs exactly once. When the bag cancelled the task first, it
-///   receives `(nil, nil, URLError(.cancelled))`, as Foundation reports a cancelled task, on
-///   the session's delegate queue, at once, without waiting for the network to wind down.
-///   `error.isCancellation` is true for it. The bag's reason reaches the bag's observers, and
-///   `CancelBag.endReason` once the bag has ended.
+/// - The task is `self`'s: its delegate, cache, cookies and protocol classes apply as to any
+///   of its tasks.
+/// - The completion handler runs exactly once, with what URLSession hands it (body, response
+///   and error, a response included with an error), unless the bag cancelled the task first:
+///   it then receives `(nil, nil, URLError(.cancelled))`, as Foundation reports a cancelled
+///   task, on the session's delegate queue, at once, without waiting for the network to wind
+///   down. `error.isCancellation` is true for it. The bag's reason reaches the bag's observers,
+///   and `CancelBag.endReason` once the bag has ended. A download cancelled this way has no
+///   resume data.
 /// - The bag's cancel never blocks: `URLSessionTask.cancel()` runs later, on a private serial
 ///   queue, so ending a bag in a `deinit`, under a lock or in a Swift cancellation handler
-///   cannot deadlock.
-/// - A bag that has already ended cancels the task before it starts; `resume()` then does
-///   nothing and the handler receives `URLError(.cancelled)`.
-/// - On Linux the task may belong to a cancel-safe twin of `self` (same configuration,
-///   delegate queue and cache contents); see ``CancelSafeURLCache``.
+///   cannot deadlock. On Linux it waits, a millisecond at a time, while the session's URL
+///   cache is being asked for the request, the one moment a cancel can crash
+///   FoundationNetworking; redirects that `self`'s delegate decides go through a guard, so
+///   that a cancel never meets a late decision.
+/// - A bag that has already ended cancels the task before it is returned; `resume()` then
+///   does nothing, nothing is sent, and the handler receives `URLError(.cancelled)`.
 extension URLSession {
   /// Creates a data task for `request`, cancelled when `bag` ends.
   ///
@@ -61,8 +66,8 @@ extension URLSession {
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDataTask {
-    boundTask(kind: .data, in: bag, label: label, completionHandler: completionHandler) {
-      $0.dataTask(with: request, completionHandler: $1)
+    boundTask(.data, in: bag, label: label, completionHandler: completionHandler) {
+      dataTask(with: request, completionHandler: $0)
     }
   }
 
@@ -93,8 +98,8 @@ extension URLSession {
     with request: URLRequest, from bodyData: Data, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
-    boundTask(kind: .upload, in: bag, label: label, completionHandler: completionHandler) {
-      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
+    boundTask(.upload, in: bag, label: label, completionHandler: completionHandler) {
+      uploadTask(with: request, from: bodyData, completionHandler: $0)
     }
   }
 
@@ -110,8 +115,8 @@ extension URLSession {
     with request: URLRequest, fromFile fileURL: URL, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
-    boundTask(kind: .upload, in: bag, label: label, completionHandler: completionHandler) {
-      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
+    boundTask(.upload, in: bag, label: label, completionHandler: completionHandler) {
+      uploadTask(with: request, fromFile: fileURL, completionHandler: $0)
     }
   }
 
@@ -126,12 +131,8 @@ extension URLSession {
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
     completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDownloadTask {
-    boundTask(
-      kind: .download, in: bag, label: label,
-      discard: { try? FileManager.default.removeItem(at: $0) },
-      completionHandler: completionHandler
-    ) {
-      $0.downloadTask(with: request, completionHandler: $1)
+    boundTask(.download, in: bag, label: label, completionHandler: completionHandler) {
+      downloadTask(with: request, completionHandler: $0)
     }
   }
 
@@ -148,5 +149,21 @@ extension URLSession {
   ) -> URLSessionDownloadTask {
     downloadTask(
       with: URLRequest(url: url), in: bag, label: label, completionHandler: completionHandler)
+  }
+}
+
+extension URLSession {
+  /// The one path by which the completion-handler helpers make their task: registers a
+  /// ``TaskRequest`` in `bag`, then makes the task on this session with `make`, handing it
+  /// the request's completion.
+  func boundTask<SessionTask: URLSessionTask, Body: Sendable>(
+    _ kind: TaskKind, in bag: CancelBag, label: String?,
+    completionHandler: @escaping TaskRequest<Body>.Handler,
+    make: (@escaping TaskRequest<Body>.Handler) -> SessionTask
+  ) -> SessionTask {
+    let request = TaskRequest<Body>(
+      kind: kind, delivery: .handler(completionHandler, queue: delegateQueue))
+    request.register(in: bag, label: label)
+    return request.makeTask(on: self, callerResumes: true, make).0
   }
 }

@@ -29,6 +29,17 @@ import Foundation
 /// }
 /// ```
 ///
+/// A plain `Task` that holds the owner weakly reaches it through the bag instead:
+/// `in: self?.cancelBag` follows the owner, because the call lets go of the bag as soon as the
+/// request is registered in it, so the owner going away still ends the bag:
+///
+/// ```swift
+/// Task { [weak self] in
+///   let (data, _) = try await URLSession.shared.data(from: url, in: self?.cancelBag)
+///   self?.show(data)
+/// }
+/// ```
+///
 /// An owner method awaited by someone else (SwiftUI's `.task {}`, a caller's task) follows
 /// that task; pass the owner's bag to add its `cancelAll`, keys and deadlines:
 ///
@@ -46,9 +57,10 @@ import Foundation
 ///
 /// ## Contract (all helpers)
 ///
-/// - Built on completion-handler tasks: Foundation's own async methods deadlock or crash under
-///   cancellation on Linux (see "Cancelling URLSession work"). On Linux the task may run on a
-///   cancel-safe twin of `self` (see ``CancelSafeURLCache``).
+/// - Built on completion-handler tasks of `self` (its delegate, cache, cookies and protocol
+///   classes apply): Foundation's own async methods deadlock or crash under cancellation on
+///   Linux (see "Cancelling URLSession work").
+/// - The call holds `bag` only while it registers the request, never while it waits.
 /// - The cancellation is reported at once; `URLSessionTask.cancel()` runs afterwards on a
 ///   private serial queue, so the connection closes without blocking anyone.
 /// - A bag that already ended, or a Swift task already cancelled, throws before any request
@@ -70,10 +82,10 @@ extension URLSession {
   ///   - label: A name for the work in the bag's snapshot and events.
   /// - Throws: `CancellationError` when cancelled, otherwise what URLSession reports.
   public func data(
-    for request: URLRequest, in bag: CancelBag?, label: String? = nil
+    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await awaitBoundTask(kind: .data, in: bag, label: label, settle: Self.body) {
-      $0.dataTask(with: request, completionHandler: $1)
+    try await bodyAndResponse(.data, in: consume bag, label: label) {
+      self.dataTask(with: request, completionHandler: $0)
     }
   }
 
@@ -85,9 +97,9 @@ extension URLSession {
   /// let (data, _) = try await URLSession.shared.data(from: url, in: cancelBag)
   /// ```
   public func data(
-    from url: URL, in bag: CancelBag?, label: String? = nil
+    from url: URL, in bag: consuming CancelBag?, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await data(for: URLRequest(url: url), in: bag, label: label)
+    try await data(for: URLRequest(url: url), in: consume bag, label: label)
   }
 
   /// Sends `bodyData` with `request` and returns the response body and response.
@@ -98,10 +110,11 @@ extension URLSession {
   /// let (reply, _) = try await session.upload(for: request, from: json, in: cancelBag)
   /// ```
   public func upload(
-    for request: URLRequest, from bodyData: Data, in bag: CancelBag?, label: String? = nil
+    for request: URLRequest, from bodyData: Data, in bag: consuming CancelBag?,
+    label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await awaitBoundTask(kind: .upload, in: bag, label: label, settle: Self.body) {
-      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
+    try await bodyAndResponse(.upload, in: consume bag, label: label) {
+      self.uploadTask(with: request, from: bodyData, completionHandler: $0)
     }
   }
 
@@ -113,10 +126,11 @@ extension URLSession {
   /// let (reply, _) = try await session.upload(for: request, fromFile: video, in: cancelBag)
   /// ```
   public func upload(
-    for request: URLRequest, fromFile fileURL: URL, in bag: CancelBag?, label: String? = nil
+    for request: URLRequest, fromFile fileURL: URL, in bag: consuming CancelBag?,
+    label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await awaitBoundTask(kind: .upload, in: bag, label: label, settle: Self.body) {
-      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
+    try await bodyAndResponse(.upload, in: consume bag, label: label) {
+      self.uploadTask(with: request, fromFile: fileURL, completionHandler: $0)
     }
   }
 
@@ -130,15 +144,24 @@ extension URLSession {
   /// try FileManager.default.moveItem(at: file, to: destination)
   /// ```
   public func download(
-    for request: URLRequest, in bag: CancelBag?, label: String? = nil
+    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
   ) async throws -> (URL, URLResponse) {
-    try await awaitBoundTask(
-      kind: .download, in: bag, label: label,
-      discard: { file, _ in try? FileManager.default.removeItem(at: file) },
-      settle: Self.keptFile
-    ) {
-      $0.downloadTask(with: request, completionHandler: $1)
+    let task = TaskRequest<URL>(
+      kind: .download, delivery: .awaiting,
+      discard: { try? FileManager.default.removeItem(at: $0) })
+    task.register(in: consume bag, label: label)
+    let (file, response) = try await task.value(on: self) { done in
+      // URLSession deletes its file once this handler returns: keep it first.
+      self.downloadTask(with: request) { file, response, error in
+        do {
+          done(try file.map(Self.keep), response, error)
+        } catch {
+          done(nil, response, error)
+        }
+      }
     }
+    guard let file, let response else { throw URLError(.badServerResponse) }
+    return (file, response)
   }
 
   /// Downloads `url` to a file and returns its location and the response.
@@ -149,31 +172,29 @@ extension URLSession {
   /// let (file, _) = try await session.download(from: url, in: cancelBag)
   /// ```
   public func download(
-    from url: URL, in bag: CancelBag?, label: String? = nil
+    from url: URL, in bag: consuming CancelBag?, label: String? = nil
   ) async throws -> (URL, URLResponse) {
-    try await download(for: URLRequest(url: url), in: bag, label: label)
+    try await download(for: URLRequest(url: url), in: consume bag, label: label)
   }
 
-  @Sendable private static func body(
-    _ data: Data?, _ response: URLResponse?, _ error: (any Error)?
-  ) -> Result<(Data, URLResponse), any Error> {
-    if let error { return .failure(error) }
-    guard let response else { return .failure(URLError(.badServerResponse)) }
-    return .success((data ?? Data(), response))
+  /// Runs a data or upload task bound to `bag` (if any) and to the awaiting task, and returns
+  /// its body and response.
+  private func bodyAndResponse(
+    _ kind: TaskKind, in bag: consuming CancelBag?, label: String?,
+    make: @escaping (@escaping TaskRequest<Data>.Handler) -> URLSessionTask
+  ) async throws -> (Data, URLResponse) {
+    let task = TaskRequest<Data>(kind: kind, delivery: .awaiting)
+    task.register(in: consume bag, label: label)
+    let (data, response) = try await task.value(on: self, make)
+    guard let response else { throw URLError(.badServerResponse) }
+    return (data ?? Data(), response)
   }
 
-  /// Moves a downloaded file out of URLSession's way: it may delete its file once the
-  /// completion handler returns.
-  @Sendable private static func keptFile(
-    _ file: URL?, _ response: URLResponse?, _ error: (any Error)?
-  ) -> Result<(URL, URLResponse), any Error> {
-    Result {
-      if let error { throw error }
-      guard let file, let response else { throw URLError(.badServerResponse) }
-      let kept = FileManager.default.temporaryDirectory
-        .appendingPathComponent("AutoCancel-\(UUID().uuidString).tmp")
-      try FileManager.default.moveItem(at: file, to: kept)
-      return (kept, response)
-    }
+  /// Moves a downloaded file out of URLSession's way, to a file of the caller's.
+  @Sendable private static func keep(_ file: URL) throws -> URL {
+    let kept = FileManager.default.temporaryDirectory
+      .appendingPathComponent("AutoCancel-\(UUID().uuidString).tmp")
+    try FileManager.default.moveItem(at: file, to: kept)
+    return kept
   }
 }

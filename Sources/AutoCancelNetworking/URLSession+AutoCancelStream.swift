@@ -21,8 +21,12 @@ extension URLSession {
   /// for try await chunk in body { file.write(chunk) }
   /// ```
   ///
-  /// The request runs on a delegate-based twin of `self` (same configuration, cache wrapped
-  /// in a ``CancelSafeURLCache`` on Linux), so `self`'s delegate, if any, does not see it.
+  /// `self`'s delegate decides what it decides for `self`'s other tasks: redirects,
+  /// authentication challenges (and, on Apple platforms, server trust and metrics). On Apple
+  /// platforms the request is a task of `self` with a delegate of its own for the body. On
+  /// Linux, where a task's own delegate receives no data, it runs on a twin of `self` (a copy
+  /// of its configuration, with a delegate of the library's), and `self`'s delegate receives
+  /// `self` and the twin's task; the twin is invalidated soon after `self` is gone.
   ///
   /// - Parameters:
   ///   - request: The request.
@@ -32,15 +36,24 @@ extension URLSession {
   /// - Returns: The body stream (iterate it once) and the response.
   /// - Throws: `CancellationError` when cancelled, otherwise what URLSession reports.
   public func stream(
-    for request: URLRequest, in bag: CancelBag?, label: String? = nil
+    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
   ) async throws -> (URLSessionDataStream, URLResponse) {
-    let route = SessionRegistry.streams.route(for: self)
-    let (streamed, body) = StreamRequest.make(cancelQueue: route.cancelQueue)
-    streamed.register(in: bag, label: label)
+    #if canImport(FoundationNetworking)
+      let twin = TwinSessions.shared.twin(for: self)
+      let (streamed, body) = StreamRequest.make(gated: true)
+    #else
+      let (streamed, body) = StreamRequest.make(gated: false)
+    #endif
+    streamed.register(in: consume bag, label: label)
     let response = try await withTaskCancellationHandler {
       try await streamed.response {
-        let task = route.session.dataTask(with: request)
-        route.delegate.register(streamed, for: task)
+        #if canImport(FoundationNetworking)
+          let task = twin.session.dataTask(with: request)
+          twin.delegate.register(streamed, for: task)
+        #else
+          let task = dataTask(with: request)
+          task.delegate = StreamDelegate(streamed)
+        #endif
         return task
       }
     } onCancel: {

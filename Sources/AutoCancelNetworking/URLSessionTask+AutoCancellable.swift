@@ -26,17 +26,29 @@ import Foundation
 ///   on a private serial queue, so ending a bag in a `deinit`, under a lock or in a Swift
 ///   cancellation handler cannot deadlock. (`cancel()` called directly, as on any task, is
 ///   Foundation's own.)
+/// - On Linux the cancel is made at once, unless the task's session is asking its URL cache
+///   for the request at that moment (the one moment a cancel can crash FoundationNetworking):
+///   it then waits the millisecond or so the cache takes to answer. The same for tasks bound
+///   before or after `resume()`, on any session. A task whose redirects its session's
+///   delegate decides may still meet FoundationNetworking's own redirect defect if the cancel
+///   falls during that decision: prefer the helpers there, which guard it.
 /// - A completed task leaves the bag by itself, soon after it completed, without a call to
 ///   `CancelRegistration.finish()`, however the call site typed it. Cancelling a task that
 ///   completed meanwhile does nothing.
 /// - A bag that has ended cancels the task before `add` returns; `resume()` then does
-///   nothing.
+///   nothing, and nothing is sent.
 extension URLSessionTask: AutoCancellable {
   /// Stores the task in a wrapper that cancels it without blocking and reports its
   /// completion.
   public static func _add(
     _ task: URLSessionTask, to insertion: _BagInsertion
   ) -> CancelRegistration {
-    insertion.addReportingFinish(RawTaskWork(task))
+    let registration = insertion.addReportingFinish(RawTaskWork(task))
+    // Added to a bag that had ended: the cancel just queued could lose to the `resume()` the
+    // caller makes next, so a task that was never resumed is cancelled here and now.
+    if !registration.isActive, task.state == .suspended {
+      TaskCanceller.cancelBeforeResume(task)
+    }
+    return registration
   }
 }

@@ -21,8 +21,39 @@ import Foundation
 ///   honoured) and replies with its byte count as text. `chunk=C&interval_ms=T` reads it C
 ///   bytes at a time, T ms apart (defaults: C = 65536, T = 10), watching for a client that
 ///   leaves in between: an upload that takes a while, whose client flow control holds back.
+/// - `/redirect?to=P&code=C`: status C (301, 302, 303, 307 or 308; default 302) with
+///   `Location: P`, a path on this server (percent-encode its query: `to=/slow%3Fsize%3D10`),
+///   any method. One hop; redirect to a `fault=stall` route for a redirect that then stalls.
+/// - `/loop`: 302 to itself (the same path and query), for ever: a redirect loop, any method.
+/// - `GET /auth?user=U&password=P&realm=R&size=N`: 401 with
+///   `WWW-Authenticate: Basic realm="R"` unless the request carries
+///   `Authorization: Basic <base64 of U:P>`, then 200 with N bytes (defaults: `user`,
+///   `password`, `loopback`, 0).
 /// - anything else: 404. Wrong method: 405. Invalid parameters: 400. Unparsable request: 400
 ///   and the connection closes.
+///
+/// Options every route takes (without them, a route behaves as above):
+/// - `close=1`: the server closes the connection after the response, announcing it with
+///   `Connection: close` (by default connections are kept alive).
+/// - `fault=F&after=A`: the response goes wrong as F says; A is the number of body bytes sent
+///   first (0 to the body's length; default half of it). The connection ends with the fault.
+///   - `reset`: the head and A body bytes, then a reset (RST: `SO_LINGER` 0, then close).
+///   - `close`: the head and A body bytes, then a close (FIN) short of `Content-Length`.
+///   - `stall`: the head and A body bytes, then nothing until the client leaves or the server
+///     stops.
+///   - `badchunk`: the head announces `Transfer-Encoding: chunked`; A body bytes in valid
+///     chunks, then a chunk-size line that is not hexadecimal; then nothing until the client
+///     leaves or the server stops.
+///   - `hangup`: the request is read, then the connection closes with nothing sent.
+///   - `silence`: the request is read, then nothing is sent until the client leaves or the
+///     server stops.
+///
+/// A fault's record says what happened: ``RequestRecord/faultStartedAt`` is when the fault
+/// began, ``RequestRecord/bytesSent`` counts the body bytes sent before it (chunk framing not
+/// counted), ``RequestRecord/completed`` is false, ``RequestRecord/finishedAt`` is when the
+/// server ended the request (reset, close, hang-up) or when the client left (stall, silence,
+/// bad framing: then ``RequestRecord/clientWentAwayAt`` too). Two more faults need no route: ``closedPort`` refuses connections, and ``stop()`` in
+/// the middle of a transfer kills the whole server.
 ///
 /// Connections are kept alive (HTTP/1.1 default) until the client closes or sends
 /// `Connection: close`. Each connection is served by its own thread with blocking I/O, at
@@ -103,6 +134,27 @@ public final class LoopbackHTTPServer: Sendable {
   /// let port = server.port  // e.g. 40123
   /// ```
   public var port: Int { core.port }
+
+  /// A port on 127.0.0.1 that refuses connections while the server runs, or 0 before
+  /// ``start()``.
+  ///
+  /// The server holds it reserved (a socket bound to it that never listens), so no other
+  /// program can take it; a client connecting to it is refused at once (`ECONNREFUSED`;
+  /// URLSession reports `URLError(.cannotConnectToHost)`). After ``stop()`` it is released.
+  ///
+  /// ```swift
+  /// let refused = server.closedPortURL("/bytes?size=10")
+  /// ```
+  public var closedPort: Int { core.closedPort }
+
+  /// The URL of `pathAndQuery` on ``closedPort``: every request to it is refused.
+  ///
+  /// ```swift
+  /// let url = server.closedPortURL("/bytes?size=10")  // http://127.0.0.1:<closedPort>/bytes…
+  /// ```
+  public func closedPortURL(_ pathAndQuery: String) -> URL {
+    URL(string: "http://127.0.0.1:\(closedPort)\(pathAndQuery)")!
+  }
 
   /// `http://127.0.0.1:<port>`, the URL every route is relative to.
   ///

@@ -42,6 +42,10 @@ public struct RequestRecord: Sendable, Equatable {
   public var requestBodyBytes: Int
   /// Whether the whole response (headers and `bytesPlanned` body bytes) was written.
   public var completed: Bool
+  /// When the server began the fault the request asked for (`fault=...`: the reset, the
+  /// close, the hang-up, the first moment of a stall or of silence, the bad chunk's line), or
+  /// `nil` if it asked for none or the fault has not begun yet.
+  public var faultStartedAt: DispatchTime?
   /// When the server noticed that the client closed or reset the connection before the
   /// response was complete, or `nil` if it did not.
   public var clientWentAwayAt: DispatchTime?
@@ -59,8 +63,8 @@ public struct RequestRecord: Sendable, Equatable {
   public init(
     id: String, connection: Int, method: String, path: String, query: [String: String],
     startedAt: DispatchTime, status: Int = 0, bytesPlanned: Int = 0, bytesSent: Int = 0,
-    requestBodyBytes: Int = 0, completed: Bool = false, clientWentAwayAt: DispatchTime? = nil,
-    finishedAt: DispatchTime? = nil
+    requestBodyBytes: Int = 0, completed: Bool = false, faultStartedAt: DispatchTime? = nil,
+    clientWentAwayAt: DispatchTime? = nil, finishedAt: DispatchTime? = nil
   ) {
     self.id = id
     self.connection = connection
@@ -73,6 +77,7 @@ public struct RequestRecord: Sendable, Equatable {
     self.bytesSent = bytesSent
     self.requestBodyBytes = requestBodyBytes
     self.completed = completed
+    self.faultStartedAt = faultStartedAt
     self.clientWentAwayAt = clientWentAwayAt
     self.finishedAt = finishedAt
   }

@@ -97,8 +97,11 @@ struct AppScopePatternTests {
     guard #available(iOS 16, macOS 13, tvOS 16, watchOS 9, *) else { return }
     let app = AppScope()
     var screen: ComposeScreen? = ComposeScreen(app: app)
-    // About 0.7 s to send in full; the limit comes first.
-    screen?.saveDraft(Self.body, to: slowUpload(id: "deadline"), within: .milliseconds(300))
+    // Read at 64 KiB every 50 ms, the body takes about 13 s. The limit counts from the launch:
+    // long enough for the request to reach the server on a machine busy with every other
+    // test, and well before the body is through.
+    let url = server.url("/upload?chunk=65536&interval_ms=50&id=deadline")
+    screen?.saveDraft(Self.body, to: url, within: .seconds(8))
     await server.expectRecord(id: "deadline") { $0.requestBodyBytes > 0 }
     screen = nil
     let record = await server.expectRecord(id: "deadline") { $0.isFinished }

@@ -36,6 +36,31 @@ final class ProfileModel: AutoCancelOwner {
     }
   }
 
+  /// A plain task holding the owner weakly: the request reaches the owner through its bag.
+  func loadInTask(_ url: URL) {
+    Task { [weak self] in
+      let (data, _) = try await URLSession.shared.data(from: url, in: self?.cancelBag)
+      self?.show(data)
+    }
+  }
+
+  /// The same, downloading to a file.
+  func downloadInTask(_ url: URL) {
+    Task { [weak self] in
+      let (file, _) = try await URLSession.shared.download(from: url, in: self?.cancelBag)
+      try? FileManager.default.removeItem(at: file)
+    }
+  }
+
+  /// The same, streaming the body.
+  func streamInTask(_ url: URL) {
+    Task { [weak self] in
+      let (body, _) = try await URLSession.shared.stream(
+        for: URLRequest(url: url), in: self?.cancelBag)
+      for try await chunk in body { self?.show(chunk) }
+    }
+  }
+
   /// A method awaited by someone else's task (SwiftUI's `.task {}`, a caller's `Task`).
   func refresh(_ url: URL) async throws -> Data {
     let (data, _) = try await URLSession.shared.data(from: url, in: cancelBag)
@@ -151,5 +176,29 @@ struct AsyncOwnershipPatternTests {
     // The task shows the body before it leaves the bag.
     await Self.waitUntilEmpty(model.cancelBag)
     #expect(model.shown?.count == 4096)
+  }
+
+  /// The async calls that take a bag, each reached through `self?.cancelBag` from a plain task.
+  enum Helper: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case data, download, stream
+    var testDescription: String { rawValue }
+  }
+
+  @Test(
+    "closes at the server when made in a plain task with in: self?.cancelBag and the owner goes",
+    arguments: Helper.allCases)
+  func weakSelfBagOwnerGone(helper: Helper) async throws {
+    var model: ProfileModel? = ProfileModel()
+    let id = "d-\(helper.rawValue)"
+    switch helper {
+    case .data: model?.loadInTask(slowURL(id: id))
+    case .download: model?.downloadInTask(slowURL(id: id))
+    case .stream: model?.streamInTask(slowURL(id: id))
+    }
+    let record = await disconnect(id: id, pattern: "plain task, in: self?.cancelBag") {
+      model = nil
+    }
+    #expect(record?.clientWentAway == true)
+    #expect(record?.completed == false)
   }
 }

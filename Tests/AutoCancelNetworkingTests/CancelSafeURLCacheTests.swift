@@ -1,5 +1,6 @@
 import AutoCancel
 import AutoCancelNetworking
+import AutoCancelTestSupport
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("CancelSafeURLCache")
+@Suite("CancelSafeURLCache", timeLimit(minutes: 1))
 struct CancelSafeURLCacheTests {
   func sample(_ url: URL) -> (URLRequest, CachedURLResponse) {
     let response = HTTPURLResponse(
@@ -16,25 +17,35 @@ struct CancelSafeURLCacheTests {
     return (URLRequest(url: url), CachedURLResponse(response: response, data: Data("hi".utf8)))
   }
 
+  // URLCache may store and remove in the background (Apple's does): the tests wait for the
+  // wrapped cache to show a write before they read it back.
+
   @Test("stores in and reads from the cache it wraps")
-  func forwards() {
+  func forwards() async {
     let base = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
     let cache = CancelSafeURLCache(wrapping: base)
     let (request, cached) = sample(URL(string: "http://127.0.0.1:1/a")!)
     cache.storeCachedResponse(cached, for: request)
-    #expect(base.cachedResponse(for: request)?.data == Data("hi".utf8))
+    await waitUntil("the wrapped cache holds the stored response") {
+      base.cachedResponse(for: request)?.data == Data("hi".utf8)
+    }
     #expect(cache.cachedResponse(for: request)?.data == Data("hi".utf8))
     cache.removeCachedResponse(for: request)
-    #expect(base.cachedResponse(for: request) == nil)
+    await waitUntil("the wrapped cache no longer holds the removed response") {
+      base.cachedResponse(for: request) == nil
+    }
   }
 
   @Test("answers a data task's lookup before returning")
-  func answersSynchronously() {
+  func answersSynchronously() async {
     let base = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
     let cache = CancelSafeURLCache(wrapping: base)
     let url = URL(string: "http://127.0.0.1:1/b")!
     let (request, cached) = sample(url)
     base.storeCachedResponse(cached, for: request)
+    await waitUntil("the wrapped cache holds the stored response") {
+      base.cachedResponse(for: request) != nil
+    }
     let task = URLSession(configuration: .ephemeral).dataTask(with: request)
     let answer = Slot<Data>(nil)
     cache.getCachedResponse(for: task) { response in

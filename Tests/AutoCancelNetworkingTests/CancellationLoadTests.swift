@@ -182,4 +182,88 @@ struct CancellationLoadTests {
     )
     #expect((first.kept + second.kept).allSatisfy { $0.cancelBag.count == 0 })
   }
+
+  /// The kinds of session a raw task is made on: each has a URL cache its data tasks ask.
+  enum SessionKind: String, CaseIterable, Sendable {
+    case shared, `default`, ephemeral
+  }
+
+  /// Cancels racing completion per session kind: `AUTOCANCEL_CANCEL_RACES`, else 120 (1,000
+  /// in the soak run, `scripts/reliability/cancel-races.sh`).
+  static let racesPerKind =
+    ProcessInfo.processInfo.environment["AUTOCANCEL_CANCEL_RACES"].flatMap { Int($0) } ?? 120
+
+  @Test(
+    "neither crash nor hang when raw tasks' owners go at seeded moments racing their completion, cached answers included",
+    arguments: SessionKind.allCases)
+  func rawTasksRaceTheirCompletion(kind: SessionKind) async throws {
+    let seed = TestSeed.fresh()
+    var random = SeededGenerator(seed: seed)
+    let context = "\(kind.rawValue), \(TestSeed.describe(seed))"
+    let session: URLSession
+    switch kind {
+    case .shared: session = URLSession.shared
+    case .default: session = URLSession(configuration: .default)
+    case .ephemeral: session = URLSession(configuration: .ephemeral)
+    }
+    // A stored answer for /cached: tasks there complete from the cache, in microseconds.
+    let cachedURL = server.url("/cached")
+    let cachedResponse = HTTPURLResponse(
+      url: cachedURL, statusCode: 200, httpVersion: "HTTP/1.1",
+      headerFields: ["Cache-Control": "max-age=3600", "Content-Length": "4"])!
+    session.configuration.urlCache?.storeCachedResponse(
+      CachedURLResponse(response: cachedResponse, data: Data("hit!".utf8)),
+      for: URLRequest(url: cachedURL))
+    let calls = CallCounter()
+    let outcomes = CallCounter()  // 0: an answer, 1: URLError(.cancelled), 2: anything else
+    let (stream, completed) = AsyncStream<Int>.makeStream()
+    let count = Self.racesPerKind
+    for id in 0..<count {
+      let owner = Slot(Owner())
+      let url: URL
+      switch random.below(3) {
+      case 0: url = cachedURL
+      case 1: url = server.url("/bytes?size=\(random.below(4000) + 1)")
+      default: url = server.url("/slow?size=20000&chunk=1000&interval_ms=1")  // about 20 ms
+      }
+      let bindFirst = random.chance(50)
+      let delay = random.below(30)  // 0: release at once; else after that many milliseconds
+      owner.peek { owner in
+        let task = session.dataTask(with: url) { data, response, error in
+          calls.record(id)
+          if error == nil, response != nil {
+            outcomes.record(0)
+          } else if (error as? URLError)?.code == .cancelled {
+            outcomes.record(1)
+          } else {
+            outcomes.record(2)
+          }
+          completed.yield(id)
+        }
+        if bindFirst { owner!.autoCancel(task) }
+        task.resume()
+        if !bindFirst { owner!.autoCancel(task) }
+      }
+      if delay == 0 {
+        DispatchQueue.global().async { _ = owner.take() }
+      } else {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+          _ = owner.take()
+        }
+      }
+    }
+    let arrived = await collect(count, from: stream, watchdog: 60)
+    #expect(arrived == count, "\(context): \(arrived) of \(count) handlers ran")
+    #expect(calls.counts.values.allSatisfy { $0 == 1 }, "\(context): a handler ran twice")
+    #expect(outcomes.counts[2] == nil, "\(context): an outcome other than an answer or a cancel")
+    // The session survived every cancel.
+    let (data, _, error) = await completion { handler in
+      session.dataTask(with: server.url("/bytes?size=32"), completionHandler: handler).resume()
+    }
+    #expect(error == nil && data?.count == 32, "\(context)")
+    print(
+      "cancel races, \(context): \(outcomes.counts[0] ?? 0) answered, "
+        + "\(outcomes.counts[1] ?? 0) cancelled")
+    if kind != .shared { session.finishTasksAndInvalidate() }
+  }
 }

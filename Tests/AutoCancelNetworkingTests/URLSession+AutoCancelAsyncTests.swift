@@ -78,6 +78,22 @@ struct URLSessionAutoCancelAsyncTests {
     await #expect(throws: CancellationError.self) {
       _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=never"), in: bag)
     }
+    // A request sent afterwards arrives; the cancelled one did not.
+    _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=after"), in: nil)
+    #expect(server.records.map(\.id) == ["after"])
+  }
+
+  @Test("throw at once, sending nothing, when the awaiting task was already cancelled")
+  func cancelledTask() async throws {
+    let url = server.url("/bytes?size=1&id=never")
+    let task = Task {
+      await suspendUntilCancelled()
+      return try await URLSession.shared.data(from: url, in: nil)
+    }
+    task.cancel()
+    await #expect(throws: CancellationError.self) { _ = try await task.value }
+    _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=after"), in: nil)
+    #expect(server.records.map(\.id) == ["after"])
   }
 
   @Test("upload a body and download a file")

@@ -52,30 +52,3 @@ struct URLSessionDataStreamTests {
     #expect(record?.clientWentAway == true)
   }
 }
-
-@Suite("A data task made on an ended bag", timeLimit(minutes: 1))
-struct EndedBagDataTaskTests {
-  @Test("is cancelled before it is returned, so resume() sends nothing")
-  func neverSent() async throws {
-    let server = LoopbackHTTPServer()
-    try server.start()
-    defer { server.stop() }
-    let bag = CancelBag()
-    bag.end(reason: .timedOut)
-    let session = URLSession(configuration: .ephemeral)
-    for index in 0..<20 {
-      let outcome = await completion { handler in
-        let task = session.dataTask(
-          with: server.url("/bytes?size=10&id=ended-\(index)"), in: bag
-        ) { handler($0, $1, $2) }
-        #expect(task.state != .running && task.state != .suspended)
-        task.resume()
-      }
-      #expect((outcome.2 as? URLError)?.code == .cancelled)
-    }
-    // A request sent afterwards arrives; none of the cancelled ones did.
-    let open = CancelBag()
-    _ = try await session.data(from: server.url("/bytes?size=10&id=after"), in: open)
-    #expect(server.records.filter { $0.id.hasPrefix("ended-") }.isEmpty)
-  }
-}

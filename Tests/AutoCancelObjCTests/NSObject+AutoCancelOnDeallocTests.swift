@@ -82,9 +82,9 @@ struct NSObjectAutoCancelOnDeallocTests {
       var object: NSObject? = NSObject()
       let operation = Operation()
       let mute = NSObject()
-      object!.autoCancelObjectiveCRequestOnDealloc(operation)
-      object!.autoCancelObjectiveCRequestOnDealloc(mute)
-      object!.autoCancelObjectiveCRequestOnDealloc(nil)
+      object!._autoCancelObjectiveCRequestOnDealloc(operation)
+      object!._autoCancelObjectiveCRequestOnDealloc(mute)
+      object!._autoCancelObjectiveCRequestOnDealloc(nil)
       #expect(!operation.isCancelled)
       object = nil
       #expect(operation.isCancelled)

@@ -3,8 +3,7 @@ import Testing
 /// A clock that only moves when a test advances it, so deadline tests wait for outcomes
 /// instead of for real time.
 @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
-package final class ManualClock: Clock, @unchecked Sendable {
-  // Safety: all state is behind `state`'s lock.
+package final class ManualClock: Clock, Sendable {
   package struct Instant: InstantProtocol {
     package var offset: Duration
     package init(offset: Duration) { self.offset = offset }

@@ -46,8 +46,7 @@ private final class HeldRequest: FinishReporting, Sendable {
 /// Something a piece of work holds, to see whether finished work is freed.
 private final class Payload: Sendable {}
 
-private final class WeakPayload: @unchecked Sendable {
-  // Safety: written once before any other thread reads it.
+private final class WeakPayload {
   weak var payload: Payload?
   init(_ payload: Payload) { self.payload = payload }
 }

@@ -1,9 +1,10 @@
 // The samples of the article "Using AutoCancel with UIKit", exactly as it shows them. Where
-// UIKit is missing, `UIViewController` is a stand-in with the same lifecycle calls.
+// UIKit has no view controllers (Linux, macOS, watchOS), `UIViewController` is a stand-in
+// with the same lifecycle calls.
 
 import AutoCancel
 
-#if canImport(UIKit)
+#if canImport(UIKit) && !os(watchOS)
   import UIKit
 #endif
 

@@ -23,11 +23,16 @@ package struct RequestPlan: Sendable, Hashable {
   package static let downloadChunk = 16384
 
   /// The path and query on the loopback server, including the id.
+  ///
+  /// `close=1`: the server closes the connection after the response, so a connection carries
+  /// one request, and once every request has ended every connection closes.
   package var pathAndQuery: String {
     switch kind {
-    case .feed: "/delay?ms=\(delayMilliseconds)&size=\(bodyBytes)&id=\(id)"
-    case .image: "/slow?size=\(bodyBytes)&chunk=\(Self.imageChunk)&interval_ms=10&id=\(id)"
-    case .download: "/slow?size=\(bodyBytes)&chunk=\(Self.downloadChunk)&interval_ms=10&id=\(id)"
+    case .feed: "/delay?ms=\(delayMilliseconds)&size=\(bodyBytes)&close=1&id=\(id)"
+    case .image:
+      "/slow?size=\(bodyBytes)&chunk=\(Self.imageChunk)&interval_ms=10&close=1&id=\(id)"
+    case .download:
+      "/slow?size=\(bodyBytes)&chunk=\(Self.downloadChunk)&interval_ms=10&close=1&id=\(id)"
     }
   }
 }

@@ -72,8 +72,8 @@ package struct ScenarioRunner: Sendable {
         }
       }
     }
-    // Settle: every completion handler has run, then every connection has closed (requests
-    // carry `Connection: close`), so no request can still reach the server or change.
+    // Settle: every completion handler has run, then every connection has closed (the server
+    // closes each after its response), so no request can still reach the server or change.
     await state.waitUntilEnded(Set(plan.requests.map(\.id)))
     _ = await server.waitForConnections(timeout: 60) { $0.open == 0 }
     let durationSeconds = Self.seconds(since: start)
@@ -131,14 +131,15 @@ package struct ScenarioRunner: Sendable {
   /// every request. (AutoCancelNetworking would keep cancelling safe with a cache too; a raw
   /// `URLSessionTask.cancel()` on Linux would not, see `CancelSafeURLCache`.)
   ///
-  /// `Connection: close`: a connection per request, so when every request has ended every
-  /// connection closes, which tells the run the server's records are final (URLSession on
-  /// Linux keeps idle keep-alive connections open, even after invalidation).
+  /// A connection per request: the server closes each after its response (`close=1`, see
+  /// ``RequestPlan/pathAndQuery``), so when every request has ended every connection closes,
+  /// which tells the run the server's records are final (URLSession on Linux keeps idle
+  /// keep-alive connections open, even after invalidation). The session sets no `Connection`
+  /// header: URLSession manages that header itself.
   private static func makeSession() -> URLSession {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil
     configuration.httpMaximumConnectionsPerHost = 1024
-    configuration.httpAdditionalHeaders = ["Connection": "close"]
     configuration.timeoutIntervalForRequest = 60
     return URLSession(configuration: configuration)
   }

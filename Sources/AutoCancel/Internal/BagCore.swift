@@ -20,14 +20,6 @@ struct BagCore: Sendable {
     locked = Locked(BagState())
   }
 
-  /// The core whose state and lock `locked` holds.
-  init(_ locked: Locked<BagState>) {
-    self.locked = locked
-  }
-
-  /// A reference to this core that does not keep it alive.
-  var weakReference: Locked<BagState>.WeakReference { locked.weakReference }
-
   @inline(__always)
   func withLock<Result>(_ body: (inout BagState) throws -> Result) rethrows -> Result {
     try locked.withLock(body)
@@ -71,11 +63,49 @@ struct BagCore: Sendable {
 
   /// Registers work that reports `isFinished`: the bag asks it from time to time (every few
   /// dozen such adds, and from the reaper while it holds any), and drops it once it finished.
+  ///
+  /// Usable from inline code for `_BagInsertion.addReportingFinish(_:)`, which the inlinable
+  /// `_add` of `FinishReporting` classes calls.
+  @usableFromInline
   func addReportingFinish(
-    _ work: some FinishReporting & AnyObject, details: ItemDetails?
+    _ work: any FinishReporting & AnyObject, details: ItemDetails?
   ) -> CancelRegistration {
-    CancelRegistration(
+    if details == nil {
+      // The common case, kept short, as for plain work.
+      let added: (Ticket, SweepWork)? = withLock { state in
+        guard state.endReason == nil, !state.isObserved else { return nil }
+        let ticket = state.place(work, flags: [], reporter: work)
+        return (
+          ticket, SweepWork(state.takeFinishReportersIfDue(), joinsReaper: state.joinsReaper())
+        )
+      }
+      if let (ticket, sweepWork) = added {
+        carryOut(sweepWork)
+        return CancelRegistration(core: self, ticket: ticket)
+      }
+    }
+    return CancelRegistration(
       core: self, ticket: addTicket(work, flags: [], reporter: work, details: details))
+  }
+
+  /// What an add of finish-reporting work leaves to do after the lock: a sweep that came due,
+  /// and joining the reaper.
+  private struct SweepWork {
+    var candidates: [SweepCandidate]?
+    var joinsReaper: Bool
+
+    init(_ candidates: [SweepCandidate]?, joinsReaper: Bool) {
+      self.candidates = candidates
+      self.joinsReaper = joinsReaper
+    }
+  }
+
+  private func carryOut(_ sweepWork: SweepWork) {
+    // Held strongly: a weak reference would give the storage a side table, and every retain
+    // of it by a registration would take the runtime's slow path. The reaper lets go at its
+    // first visit after the bag has no such work left, ended or not.
+    if sweepWork.joinsReaper { Reaper.shared.visit { [self] in reap() } }
+    if let candidates = sweepWork.candidates { sweep(candidates) }
   }
 
   /// The full add: details and keys, observers, an ended bag, finish-reporting work.
@@ -121,10 +151,12 @@ struct BagCore: Sendable {
       case .refused:
         return .refused
       case .placed(let ticket, let keyed):
+        let sweepWork =
+          reporter == nil
+          ? SweepWork(nil, joinsReaper: false)
+          : SweepWork(state.takeFinishReportersIfDue(), joinsReaper: state.joinsReaper())
         return .added(
-          ticket, keyed: keyed, observers: state.observersToNotify,
-          candidates: reporter == nil ? nil : state.takeFinishReportersIfDue(),
-          joinsReaper: reporter != nil && state.joinsReaper())
+          ticket, keyed: keyed, observers: state.observersToNotify, sweepWork: sweepWork)
       }
     }
     switch outcome {
@@ -133,7 +165,7 @@ struct BagCore: Sendable {
       return .rejected
     case .refused:
       return .refused
-    case .added(let ticket, let keyed, let observers, let candidates, let joinsReaper):
+    case .added(let ticket, let keyed, let observers, let sweepWork):
       for item in keyed?.replaced ?? [] {
         finishCancelling(item, reason: .replaced, observers: observers)
       }
@@ -143,8 +175,7 @@ struct BagCore: Sendable {
         notify(observers, CancelBagEvent(kind: .registered, item: item))
       }
       keyed?.effects.perform()
-      if joinsReaper { Reaper.shared.visit(self) }
-      if let candidates { sweep(candidates) }
+      carryOut(sweepWork)
       return .added(ticket)
     }
   }
@@ -196,8 +227,7 @@ struct BagCore: Sendable {
     case rejected(CancellationReason)
     case refused
     case added(
-      Ticket, keyed: BagState.KeyedInsertion?, observers: [Observer]?,
-      candidates: [SweepCandidate]?, joinsReaper: Bool)
+      Ticket, keyed: BagState.KeyedInsertion?, observers: [Observer]?, sweepWork: SweepWork)
   }
 
   // MARK: Ending one item

@@ -134,7 +134,8 @@ final class LockStorage<State>: ManagedBuffer<State, LockPrimitive> {
 /// ```
 package struct Locked<State: Sendable>: @unchecked Sendable {
   // Safety: the value is only touched inside `withLock`, under the lock, at the fixed address
-  // of the storage; copies share that storage.
+  // of the storage; copies share that storage. (Unchecked because the standard library makes
+  // `ManagedBuffer`, and so the storage, never `Sendable`.)
   private let storage: LockStorage<State>
 
   /// Creates a lock guarding `initial`.
@@ -155,25 +156,4 @@ package struct Locked<State: Sendable>: @unchecked Sendable {
   /// The identity of the shared storage: equal for copies of one `Locked`, unique among
   /// those alive.
   package var identity: ObjectIdentifier { ObjectIdentifier(storage) }
-
-  private init(storage: LockStorage<State>) {
-    self.storage = storage
-  }
-
-  /// A reference to the shared storage that does not keep it alive.
-  package var weakReference: WeakReference { WeakReference(storage: storage) }
-
-  /// A reference to a `Locked`'s storage that does not keep it alive.
-  package struct WeakReference: @unchecked Sendable {
-    // Safety: a weak reference is read atomically by the runtime; the storage it leads to is
-    // used only through `Locked`, under its lock.
-    private weak var storage: LockStorage<State>?
-
-    fileprivate init(storage: LockStorage<State>) {
-      self.storage = storage
-    }
-
-    /// The `Locked` again, while something else keeps its storage alive.
-    package var locked: Locked? { storage.map { Locked(storage: $0) } }
-  }
 }

@@ -1,18 +1,19 @@
 import Dispatch
 
-/// Visits, twice a second, the bags that hold finish-reporting work, and drops the work that
-/// finished: so that a burst of work that all finishes leaves its bag without waiting for a
-/// later add.
+/// Runs, twice a second, the sweeps that something has asked for, for as long as each says it
+/// is still needed: so that finished work leaves its bag without waiting for a later add.
 ///
-/// One per process, and idle unless some bag holds such work: a bag joins on its first
-/// finish-reporting add and leaves once a visit finds none left. The reaper holds bags
-/// weakly, and asks `isFinished` on its own serial queue, never under a lock.
-final class Reaper: Sendable {
-  static let shared = Reaper(interval: .milliseconds(500))
+/// One per process, and idle unless something is to be swept: a bag joins on its first
+/// finish-reporting add and leaves once a sweep finds none left (`BagCore.reap()`), and
+/// `AutoCancelNetworking` sweeps its twin sessions the same way. Sweeps run on the reaper's
+/// own serial queue, never under a lock.
+package final class Reaper: Sendable {
+  package static let shared = Reaper(interval: DispatchTimeInterval.milliseconds(500))
 
   private struct State: Sendable {
-    var bags: [Locked<BagState>.WeakReference] = []
-    /// A visit is due: set with the first bag, cleared when a visit leaves no bag.
+    /// The sweeps to run; each returns whether it is needed again.
+    var sweeps: [@Sendable () -> Bool] = []
+    /// A visit is due: set with the first sweep, cleared when a visit leaves none.
     var isScheduled = false
   }
 
@@ -24,11 +25,10 @@ final class Reaper: Sendable {
     self.interval = interval
   }
 
-  /// Adds `core` to the bags to visit. Called once per stay, when the bag's state says it
-  /// joins (`BagState.joinsReaper()`).
-  func visit(_ core: BagCore) {
+  /// Runs `sweep` at the next visit, and at every visit after that until it returns false.
+  package func visit(_ sweep: @escaping @Sendable () -> Bool) {
     let schedule = state.withLock { state -> Bool in
-      state.bags.append(core.weakReference)
+      state.sweeps.append(sweep)
       defer { state.isScheduled = true }
       return !state.isScheduled
     }
@@ -39,17 +39,17 @@ final class Reaper: Sendable {
     queue.asyncAfter(deadline: .now() + interval) { self.visitAll() }
   }
 
-  /// Sweeps every bag taken; the ones with finish-reporting work left stay for the next visit.
+  /// Runs every sweep taken; the ones still needed stay for the next visit.
   private func visitAll() {
-    let bags = state.withLock { state -> [Locked<BagState>.WeakReference] in
-      defer { state.bags = [] }
-      return state.bags
+    let sweeps = state.withLock { state -> [@Sendable () -> Bool] in
+      defer { state.sweeps = [] }
+      return state.sweeps
     }
-    let kept = bags.filter { bag in bag.locked.map { BagCore($0).reap() } ?? false }
+    let kept = sweeps.filter { $0() }
     let reschedule = state.withLock { state -> Bool in
-      // Bags that joined during the visit are already here.
-      state.bags.append(contentsOf: kept)
-      state.isScheduled = !state.bags.isEmpty
+      // Sweeps that joined during the visit are already here.
+      state.sweeps.append(contentsOf: kept)
+      state.isScheduled = !state.sweeps.isEmpty
       return state.isScheduled
     }
     if reschedule { scheduleVisit() }

@@ -10,7 +10,7 @@ import Dispatch
 typealias StoredWork = any AutoCancellable & AnyObject
 
 /// Work that wraps other work, and names the wrapped type in snapshots and events.
-protocol WrappingWork {
+package protocol WrappingWork {
   var wrappedTypeName: String { get }
 }
 

@@ -18,11 +18,15 @@
     }
   }
 
-  /// The address that names the holder among an object's associated objects.
-  private enum HolderKey {
-    // Safety: allocated once and never read or written; only its address is used, as a key.
-    nonisolated(unsafe) static let address = UnsafeMutableRawPointer.allocate(
-      byteCount: 1, alignment: 1)
+  /// The object whose address names the holder among an object's associated objects: a
+  /// `static let`, so it lives as long as the process and its address is never reused.
+  private final class HolderKey: Sendable {
+    static let shared = HolderKey()
+
+    /// The key that the runtime's associated-object calls take.
+    static var address: UnsafeRawPointer {
+      UnsafeRawPointer(Unmanaged.passUnretained(shared).toOpaque())
+    }
   }
 
   /// Sends `cancel` only to a request that responds to it.

@@ -196,20 +196,50 @@ final class Connection {
     let plan = Route.plan(for: head, requestBodyBytes: bodyBytesRead)
     let keepAlive = head.keepAlive && plan.keepAlive && !core.isStopping
     let sendsBody = head.method != "HEAD"
+    let answers = plan.fault != .hangUp && plan.fault != .silence
     core.updateRecord(record) {
-      $0.status = plan.status
-      $0.bytesPlanned = sendsBody ? plan.bodyLength : 0
+      // A response that is never sent keeps status 0 and plans no bytes.
+      $0.status = answers ? plan.status : 0
+      $0.bytesPlanned = sendsBody && answers ? plan.bodyLength : 0
     }
 
     if plan.delayNanoseconds > 0 {
       let deadline = DispatchTime.now().uptimeNanoseconds + plan.delayNanoseconds
       guard watchPeer(until: deadline) else { return finishGone(record) }
     }
-    guard sendAll(responseHead(plan, id: id, keepAlive: keepAlive), record: nil) else {
-      return finishGone(record)
+    switch plan.fault {
+    case .hangUp:
+      startFault(record)
+      return finishByServer(record)
+    case .silence:
+      startFault(record)
+      return waitUntilTheClientLeaves(record)
+    default: break
     }
+    let chunked: Bool
+    if case .badChunk = plan.fault { chunked = true } else { chunked = false }
+    guard sendAll(responseHead(plan, id: id, keepAlive: keepAlive, chunked: chunked), record: nil)
+    else { return finishGone(record) }
     if sendsBody {
-      guard sendBody(plan, record: record) else { return finishGone(record) }
+      guard sendBody(plan, record: record, chunked: chunked) else { return finishGone(record) }
+    }
+    switch plan.fault {
+    case .reset:
+      Socket.resetOnClose(fd)
+      startFault(record)
+      return finishByServer(record)
+    case .close:
+      startFault(record)
+      return finishByServer(record)
+    case .stall:
+      startFault(record)
+      return waitUntilTheClientLeaves(record)
+    case .badChunk:
+      startFault(record)
+      guard sendAll(Array("zz\r\n".utf8), record: nil) else { return finishGone(record) }
+      return waitUntilTheClientLeaves(record)
+    case .hangUp, .silence, nil:
+      break
     }
     core.updateRecord(record) {
       $0.completed = true
@@ -218,31 +248,52 @@ final class Connection {
     return keepAlive
   }
 
-  private func sendBody(_ plan: Route.Plan, record: Int) -> Bool {
+  /// Sends the body bytes the plan sends (all, or those before a mid-body fault), paced as
+  /// the plan says; in chunked framing when `chunked`. Counts payload bytes only.
+  private func sendBody(_ plan: Route.Plan, record: Int, chunked: Bool) -> Bool {
+    let limit = plan.bodyBytesToSend
+    let source: ArraySlice<UInt8>
+    let chunk: Int
+    let interval: UInt64
+    /// Text goes out as it stands; the pattern starts over in every piece.
+    let repeats: Bool
     switch plan.body {
     case .text(let bytes):
-      return sendAll(bytes, record: record)
-    case .pattern(let size, let chunk, let interval):
-      let start = DispatchTime.now().uptimeNanoseconds
-      var sent = 0
-      var chunksSent: UInt64 = 0
-      while sent < size {
-        let piece = min(chunk, size - sent, Self.pattern.count)
-        guard sendAll(Self.pattern[0..<piece], record: record) else { return false }
-        sent += piece
-        chunksSent += 1
-        if interval > 0, sent < size {
-          guard watchPeer(until: start + chunksSent * interval) else { return false }
-        }
-      }
-      return true
+      (source, chunk, interval, repeats) = (bytes[...], max(1, bytes.count), 0, false)
+    case .pattern(_, let pieceSize, let pause):
+      (source, chunk, interval, repeats) = (Self.pattern[...], pieceSize, pause, true)
     }
+    let size = plan.bodyLength
+    let start = DispatchTime.now().uptimeNanoseconds
+    var sent = 0
+    var chunksSent: UInt64 = 0
+    while sent < limit {
+      let piece = min(chunk, limit - sent, source.count)
+      let offset = source.startIndex + (repeats ? 0 : sent)
+      let bytes = source[offset..<(offset + piece)]
+      if chunked {
+        guard sendAll(Array("\(String(piece, radix: 16))\r\n".utf8), record: nil),
+          sendAll(bytes, record: record), sendAll([13, 10], record: nil)
+        else { return false }
+      } else {
+        guard sendAll(bytes, record: record) else { return false }
+      }
+      sent += piece
+      chunksSent += 1
+      if interval > 0, sent < size {
+        guard watchPeer(until: start + chunksSent * interval) else { return false }
+      }
+    }
+    return true
   }
 
-  private func responseHead(_ plan: Route.Plan, id: String, keepAlive: Bool) -> [UInt8] {
+  private func responseHead(
+    _ plan: Route.Plan, id: String, keepAlive: Bool, chunked: Bool
+  ) -> [UInt8] {
     var text = "HTTP/1.1 \(plan.status) \(Route.reason(plan.status))\r\n"
     if plan.status != 204, plan.status != 304 {
-      text += "Content-Length: \(plan.bodyLength)\r\n"
+      text +=
+        chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: \(plan.bodyLength)\r\n"
       text += "Content-Type: \(plan.contentType)\r\n"
     }
     for (name, value) in plan.headers { text += "\(name): \(value)\r\n" }
@@ -283,6 +334,25 @@ final class Connection {
   /// Waits until `deadline` (uptime nanoseconds); false as soon as the peer leaves.
   private func watchPeer(until deadline: UInt64) -> Bool {
     Socket.watchPeer(fd, until: deadline) { DispatchTime.now().uptimeNanoseconds } == .present
+  }
+
+  /// Notes in `record` that its fault begins now.
+  private func startFault(_ record: Int) {
+    core.updateRecord(record) { $0.faultStartedAt = .now() }
+  }
+
+  /// Finishes `record` at a fault of the server's own making (the connection then closes);
+  /// the client is not blamed. Returns false (the connection is done).
+  private func finishByServer(_ record: Int) -> Bool {
+    core.updateRecord(record) { $0.finishedAt = .now() }
+    return false
+  }
+
+  /// Sends nothing more, and waits until the client leaves or the server stops; then
+  /// finishes `record` as ``finishGone(_:)`` does. Returns false (the connection is done).
+  private func waitUntilTheClientLeaves(_ record: Int) -> Bool {
+    _ = watchPeer(until: .max)
+    return finishGone(record)
   }
 
   /// Finishes `record` because the connection broke; blames the client unless the server is

@@ -3,6 +3,8 @@ import Foundation
 /// A parsed HTTP/1.x request line and header block.
 struct HTTPRequestHead {
   var method: String
+  /// The request target as sent: path and query, e.g. `/loop?id=a`.
+  var target: String
   var path: String
   var query: [String: String]
   /// Whether the request is HTTP/1.1 (otherwise 1.0).
@@ -12,6 +14,8 @@ struct HTTPRequestHead {
   var keepAlive: Bool
   var expectsContinue: Bool
   var requestID: String?
+  /// The `Authorization` header's value, if any.
+  var authorization: String?
 
   /// Whether the request carries a body that must be read before the next request.
   var hasBody: Bool { isChunked || (contentLength ?? 0) > 0 }
@@ -28,6 +32,7 @@ struct HTTPRequestHead {
     isHTTP11 = requestLine[2] == "HTTP/1.1"
 
     let target = requestLine[1]
+    self.target = String(target)
     if let mark = target.firstIndex(of: "?") {
       path = String(target[..<mark])
       query = Self.parseQuery(target[target.index(after: mark)...])
@@ -41,6 +46,7 @@ struct HTTPRequestHead {
     isChunked = false
     expectsContinue = false
     requestID = nil
+    authorization = nil
     for line in lines.dropFirst() {
       guard let colon = line.firstIndex(of: ":") else { return nil }
       let name = line[..<colon].lowercased()
@@ -66,6 +72,8 @@ struct HTTPRequestHead {
         expectsContinue = value.lowercased() == "100-continue"
       case "x-request-id":
         requestID = value
+      case "authorization":
+        authorization = value
       default:
         break
       }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The server's routes: turns a request head into a response plan.
 enum Route {
   /// What to send back for one request.
@@ -15,8 +17,10 @@ enum Route {
     var headers: [(String, String)] = []
     /// Wait this long (watching the client) before sending the head.
     var delayNanoseconds: UInt64 = 0
-    /// False for error replies after which the connection should close.
+    /// False when the connection closes after this response: error replies, `close=1`.
     var keepAlive = true
+    /// How the response deliberately goes wrong (`fault=...`), or nil for a correct one.
+    var fault: Fault?
 
     var bodyLength: Int {
       switch body {
@@ -25,10 +29,39 @@ enum Route {
       }
     }
 
+    /// The body bytes to send: all of them, or those before a mid-body fault.
+    var bodyBytesToSend: Int { fault?.bodyBytesBefore ?? bodyLength }
+
     static func text(_ status: Int, _ text: String, keepAlive: Bool = true) -> Plan {
       Plan(
         status: status, body: .text(Array(text.utf8)), contentType: "text/plain",
         keepAlive: keepAlive)
+    }
+  }
+
+  /// A deliberate misbehaviour of one response, as a client meets it on a real network.
+  enum Fault: Equatable {
+    /// Close the connection before sending anything.
+    case hangUp
+    /// Send nothing, and wait until the client leaves or the server stops.
+    case silence
+    /// Send the head and `after` body bytes, then reset the connection (RST).
+    case reset(after: Int)
+    /// Send the head and `after` body bytes, then close the connection (FIN).
+    case close(after: Int)
+    /// Send the head and `after` body bytes, then nothing more until the client leaves or the
+    /// server stops.
+    case stall(after: Int)
+    /// Announce a chunked body, send `after` body bytes in valid chunks, then a chunk-size
+    /// line that is not hexadecimal, and wait until the client leaves or the server stops.
+    case badChunk(after: Int)
+
+    /// Body bytes sent before the fault; nil when nothing of the response is sent.
+    var bodyBytesBefore: Int? {
+      switch self {
+      case .hangUp, .silence: nil
+      case .reset(let after), .close(let after), .stall(let after), .badChunk(let after): after
+      }
     }
   }
 
@@ -37,26 +70,34 @@ enum Route {
   private static let maxDelayMilliseconds = 600_000
 
   static func plan(for head: HTTPRequestHead, requestBodyBytes: Int) -> Plan {
+    guard var plan = routePlan(for: head, requestBodyBytes: requestBodyBytes),
+      applyOptions(head, to: &plan)
+    else { return bad }
+    return plan
+  }
+
+  /// The route's own response, or nil when a parameter is invalid.
+  private static func routePlan(for head: HTTPRequestHead, requestBodyBytes: Int) -> Plan? {
     let isRead = head.method == "GET" || head.method == "HEAD"
     switch head.path {
     case "/bytes":
       guard isRead else { return methodNotAllowed("GET, HEAD") }
-      guard let size = integer(head, "size", default: 0, in: 0...maxSize) else { return bad }
+      guard let size = integer(head, "size", default: 0, in: 0...maxSize) else { return nil }
       return Plan(status: 200, body: .pattern(size: size, chunk: fastChunk, interval: 0))
     case "/slow":
       guard isRead else { return methodNotAllowed("GET, HEAD") }
-      return slow(head) ?? bad
+      return slow(head)
     case "/delay":
       guard isRead else { return methodNotAllowed("GET, HEAD") }
       guard let size = integer(head, "size", default: 0, in: 0...maxSize),
         let delay = integer(head, "ms", default: 0, in: 0...maxDelayMilliseconds)
-      else { return bad }
+      else { return nil }
       var plan = Plan(status: 200, body: .pattern(size: size, chunk: fastChunk, interval: 0))
       plan.delayNanoseconds = UInt64(delay) * 1_000_000
       return plan
     case "/status":
       guard isRead else { return methodNotAllowed("GET, HEAD") }
-      guard let code = integer(head, "code", default: 200, in: 200...599) else { return bad }
+      guard let code = integer(head, "code", default: 200, in: 200...599) else { return nil }
       if code == 204 || code == 304 { return Plan(status: code, body: .text([])) }
       return .text(code, "status \(code)\n")
     case "/upload":
@@ -66,9 +107,70 @@ enum Route {
       let paced = head.query["chunk"] != nil || head.query["interval_ms"] != nil
       guard !paced || uploadPace(for: head) != nil else { return bad }
       return .text(200, "\(requestBodyBytes)")
+    case "/redirect":
+      guard let target = head.query["to"], target.first == "/",
+        let code = integer(head, "code", default: 302, in: 301...308),
+        [301, 302, 303, 307, 308].contains(code)
+      else { return nil }
+      return redirect(code, to: target)
+    case "/loop":
+      return redirect(302, to: head.target)
+    case "/auth":
+      return authenticate(head)
     default:
       return .text(404, "no route for \(head.path)\n")
     }
+  }
+
+  /// Applies the options every route takes: `close=1` and `fault=...&after=N`. False when
+  /// one is invalid. A fault leaves the head's `Connection` as it was, as a server that breaks
+  /// mid-response never announced it would.
+  private static func applyOptions(_ head: HTTPRequestHead, to plan: inout Plan) -> Bool {
+    switch head.query["close"] {
+    case nil, "0": break
+    case "1": plan.keepAlive = false
+    default: return false
+    }
+    guard let name = head.query["fault"] else { return true }
+    let length = plan.bodyLength
+    guard let after = integer(head, "after", default: length / 2, in: 0...length) else {
+      return false
+    }
+    switch name {
+    case "hangup": plan.fault = .hangUp
+    case "silence": plan.fault = .silence
+    case "reset": plan.fault = .reset(after: after)
+    case "close": plan.fault = .close(after: after)
+    case "stall": plan.fault = .stall(after: after)
+    case "badchunk": plan.fault = .badChunk(after: after)
+    default: return false
+    }
+    return true
+  }
+
+  private static func redirect(_ code: Int, to target: String) -> Plan {
+    var plan = Plan.text(code, "redirecting to \(target)\n")
+    plan.headers = [("Location", target)]
+    return plan
+  }
+
+  /// `/auth?user=U&password=P&realm=R&size=N`: N bytes for a request carrying
+  /// `Authorization: Basic base64(U:P)`, else 401 with a Basic challenge for realm R.
+  private static func authenticate(_ head: HTTPRequestHead) -> Plan? {
+    guard let size = integer(head, "size", default: 0, in: 0...maxSize) else { return nil }
+    let user = head.query["user"] ?? "user"
+    let password = head.query["password"] ?? "password"
+    let realm = head.query["realm"] ?? "loopback"
+    guard !realm.contains("\""), !realm.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+      return nil
+    }
+    let expected = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    if head.authorization == expected {
+      return Plan(status: 200, body: .pattern(size: size, chunk: fastChunk, interval: 0))
+    }
+    var plan = Plan.text(401, "authentication required\n")
+    plan.headers = [("WWW-Authenticate", "Basic realm=\"\(realm)\"")]
+    return plan
   }
 
   /// `/slow?size=N&chunk=C&interval_ms=T`, or `rate=R` bytes per second instead of
@@ -131,7 +233,10 @@ enum Route {
     case 206: "Partial Content"
     case 301: "Moved Permanently"
     case 302: "Found"
+    case 303: "See Other"
     case 304: "Not Modified"
+    case 307: "Temporary Redirect"
+    case 308: "Permanent Redirect"
     case 400: "Bad Request"
     case 401: "Unauthorized"
     case 403: "Forbidden"

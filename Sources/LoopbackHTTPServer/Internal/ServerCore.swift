@@ -39,6 +39,9 @@ final class ServerCore: @unchecked Sendable {
     var phase = Phase.idle
     var listener: Int32 = -1
     var port = 0
+    /// A bound socket that never listens, reserving a port that refuses connections.
+    var closedPortDescriptor: Int32 = -1
+    var closedPort = 0
     /// Descriptors of accepted connections whose threads have not closed them yet.
     var openDescriptors: Set<Int32> = []
     var stats = ConnectionStats()
@@ -60,6 +63,8 @@ final class ServerCore: @unchecked Sendable {
 
   var port: Int { withLock { $0.port } }
 
+  var closedPort: Int { withLock { $0.closedPort } }
+
   /// Binds and starts the accept thread; a no-op when already running.
   func start() throws(LoopbackHTTPServerError) {
     switch withLock({ $0.phase }) {
@@ -68,11 +73,20 @@ final class ServerCore: @unchecked Sendable {
     case .idle: break
     }
     let (fd, port) = try Socket.makeListener()
+    let closed: (fd: Int32, port: Int)
+    do {
+      closed = try Socket.makeClosedPort()
+    } catch {
+      Socket.close(fd)
+      throw error
+    }
     let phase: Phase = withLock {
       guard $0.phase == .idle else { return $0.phase }
       $0.phase = .running
       $0.listener = fd
       $0.port = port
+      $0.closedPortDescriptor = closed.fd
+      $0.closedPort = closed.port
       threads.enter()
       return .idle
     }
@@ -80,9 +94,12 @@ final class ServerCore: @unchecked Sendable {
     case .idle:
       spawn(name: "LoopbackHTTPServer.accept") { [self] in acceptLoop(fd) }
     case .running:
-      Socket.close(fd)  // another thread started it concurrently
+      // Another thread started it concurrently.
+      Socket.close(fd)
+      Socket.close(closed.fd)
     case .stopping, .stopped:
       Socket.close(fd)
+      Socket.close(closed.fd)
       throw Self.startedAfterStop
     }
   }
@@ -105,6 +122,10 @@ final class ServerCore: @unchecked Sendable {
         // been reused by then. `shutdown` wakes threads blocked in recv/send/poll.
         if $0.listener >= 0 { Socket.shutdownBoth($0.listener) }
         for fd in $0.openDescriptors { Socket.shutdownBoth(fd) }
+        if $0.closedPortDescriptor >= 0 {
+          Socket.close($0.closedPortDescriptor)
+          $0.closedPortDescriptor = -1
+        }
         return true
       case .stopping, .stopped:
         return false

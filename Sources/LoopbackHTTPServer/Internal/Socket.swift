@@ -52,6 +52,33 @@ enum Socket {
   /// The socket is non-blocking (the accept loop polls it), close-on-exec, `SO_REUSEADDR`,
   /// with a backlog of 1024.
   static func makeListener() throws(LoopbackHTTPServerError) -> (fd: Int32, port: Int) {
+    let (fd, port) = try bindLoopback(reuseAddress: true)
+    do throws(LoopbackHTTPServerError) {
+      guard listen(fd, 1024) == 0 else {
+        throw LoopbackHTTPServerError(operation: "listen", code: errno)
+      }
+      let flags = fcntl(fd, F_GETFL, 0)
+      guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else {
+        throw LoopbackHTTPServerError(operation: "fcntl(O_NONBLOCK)", code: errno)
+      }
+      return (fd, port)
+    } catch {
+      close(fd)
+      throw error
+    }
+  }
+
+  /// Reserves an ephemeral port on 127.0.0.1 that refuses connections: a TCP socket bound to
+  /// it that never listens. While the socket is open no one else can bind the port, and a
+  /// client's connection attempt is answered with a reset (`ECONNREFUSED`).
+  static func makeClosedPort() throws(LoopbackHTTPServerError) -> (fd: Int32, port: Int) {
+    try bindLoopback(reuseAddress: false)
+  }
+
+  /// A close-on-exec TCP socket bound to 127.0.0.1 on an ephemeral port, and that port.
+  private static func bindLoopback(
+    reuseAddress: Bool
+  ) throws(LoopbackHTTPServerError) -> (fd: Int32, port: Int) {
     let fd = socket(AF_INET, streamType, 0)
     guard fd >= 0 else { throw LoopbackHTTPServerError(operation: "socket", code: errno) }
     do throws(LoopbackHTTPServerError) {
@@ -59,9 +86,11 @@ enum Socket {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
       #endif
       var one: Int32 = 1
-      guard
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0
-      else { throw LoopbackHTTPServerError(operation: "setsockopt(SO_REUSEADDR)", code: errno) }
+      if reuseAddress {
+        guard
+          setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0
+        else { throw LoopbackHTTPServerError(operation: "setsockopt(SO_REUSEADDR)", code: errno) }
+      }
 
       var address = sockaddr_in()
       #if canImport(Darwin)
@@ -76,13 +105,6 @@ enum Socket {
         }
       }
       guard bound == 0 else { throw LoopbackHTTPServerError(operation: "bind", code: errno) }
-      guard listen(fd, 1024) == 0 else {
-        throw LoopbackHTTPServerError(operation: "listen", code: errno)
-      }
-      let flags = fcntl(fd, F_GETFL, 0)
-      guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else {
-        throw LoopbackHTTPServerError(operation: "fcntl(O_NONBLOCK)", code: errno)
-      }
 
       var boundAddress = sockaddr_in()
       var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -194,6 +216,13 @@ enum Socket {
         events = peerHangUpEvents
       }
     }
+  }
+
+  /// Makes the next `close` of `fd` reset the connection (RST) instead of closing it (FIN):
+  /// `SO_LINGER` on, with a zero timeout.
+  static func resetOnClose(_ fd: Int32) {
+    var option = linger(l_onoff: 1, l_linger: 0)
+    _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
   }
 
   /// Shuts down both directions, waking any thread blocked on the socket; the descriptor

@@ -42,3 +42,15 @@ func residentKilobytes() -> Int? {
   }
   return nil
 }
+
+/// Sends this process's standard error to the file at `path` from now on, so that a child
+/// process's last words, a crash's message included, are left where its parent can read them.
+/// Standard output is left alone: the test harness talks to its parent there. Does nothing if
+/// the file cannot be opened.
+func redirectStandardError(toFile path: String) {
+  fflush(nil)
+  let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+  guard descriptor >= 0 else { return }
+  dup2(descriptor, 2)
+  close(descriptor)
+}

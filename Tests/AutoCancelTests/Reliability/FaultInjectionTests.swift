@@ -390,8 +390,7 @@ struct FaultInjectionTests {
 }
 
 /// A weak reference, to check that something was freed.
-struct WeakBox<Object: AnyObject>: @unchecked Sendable {
-  // Safety: only read to compare with nil.
+struct WeakBox<Object: AnyObject> {
   weak var object: Object?
   init(_ object: Object?) { self.object = object }
 }

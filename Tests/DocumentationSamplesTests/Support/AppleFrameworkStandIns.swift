@@ -1,9 +1,10 @@
 // Stand-ins for the few Apple framework types the samples use, where the framework is missing
-// (Linux; UIKit on macOS), so that the samples type-check and run everywhere exactly as the
-// articles show them. On a platform that has the framework, the samples use the real one.
-// (Views that need more of SwiftUI than these stay inside `#if canImport(SwiftUI)`.)
+// (Linux; UIKit on macOS) or lacks them (watchOS's UIKit has no view controllers), so that the
+// samples type-check and run everywhere exactly as the articles show them. On a platform that
+// has the type, the samples use the real one. (Views that need more of SwiftUI than these stay
+// inside `#if canImport(SwiftUI)`.)
 
-#if !canImport(UIKit)
+#if !canImport(UIKit) || os(watchOS)
   /// A stand-in for UIKit's view controller: the lifecycle calls the samples override.
   @MainActor
   class UIViewController {

@@ -150,6 +150,46 @@ final class RawClient {
     return Response(status: status, headers: headers, body: try readBody(length))
   }
 
+  /// How the server ended the connection.
+  enum Ending: Equatable {
+    /// End of stream: the server closed it (FIN).
+    case closed
+    /// The server reset it (RST).
+    case reset
+  }
+
+  /// Reads until the server ends the connection, and returns how many bytes came before the
+  /// end, and how it ended. Throws if the read times out (the server kept it open).
+  func readToEnd() throws -> (bytes: Int, ending: Ending) {
+    var count = pending.count
+    pending.removeAll()
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let received = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      if received > 0 {
+        count += received
+      } else if received == 0 {
+        return (count, .closed)
+      } else if errno == ECONNRESET {
+        return (count, .reset)
+      } else if errno != EINTR {
+        throw Failure(description: "recv: errno \(errno)")
+      }
+    }
+  }
+
+  /// Reads one CRLF-terminated line, without its CRLF.
+  func readLine() throws -> String {
+    while true {
+      if let end = Self.find([13, 10], in: pending) {
+        let line = String(decoding: pending[0..<end], as: UTF8.self)
+        pending.removeFirst(end + 2)
+        return line
+      }
+      guard try fill() else { throw Failure(description: "end of stream inside a line") }
+    }
+  }
+
   /// Reads and discards data until the server closes the connection; true once it has.
   /// Throws if the read times out (the server kept the connection open).
   func readsEndOfStream() throws -> Bool {

@@ -11,37 +11,39 @@ import Foundation
 /// Its state is a ``CancelLatch`` over the task (registered in the bag before the task
 /// exists, so a cancel may come first) and where the response head stands. The first of
 /// "completed" and "cancelled" (bag, awaiting task before the head, consumer gone) wins.
-final class StreamRequest: AutoCancellable, Sendable {
+final class StreamRequest: BoundRequest, Sendable {
   /// Where the response head stands.
-  private enum Head: Sendable {
-    /// Not arrived; the continuation waits for it once `response(start:)` runs.
+  enum Head: Sendable {
+    /// Not arrived; the continuation waits for it once `response(makeTask:)` runs.
     case awaited(CheckedContinuation<URLResponse, any Error>?)
     /// Handed to its continuation, or the continuation resumed with an error.
     case settled
-  }
-
-  private struct State: Sendable {
-    var latch = CancelLatch<URLSessionTask, Void>()
-    var head = Head.awaited(nil)
-    var registration: CancelRegistration?
 
     /// Settles the head and returns the continuation still waiting for it, if any.
-    mutating func takeHeadWaiter() -> CheckedContinuation<URLResponse, any Error>? {
-      guard case .awaited(let continuation) = head else { return nil }
-      head = .settled
+    mutating func takeWaiter() -> CheckedContinuation<URLResponse, any Error>? {
+      guard case .awaited(let continuation) = self else { return nil }
+      self = .settled
       return continuation
     }
   }
 
-  private let state = Locked(State())
+  /// The head's state, and on Linux a response held back while an authentication challenge
+  /// about it is decided, with the body that came with it.
+  struct Extra: Sendable {
+    var head = Head.awaited(nil)
+    var challenged: (response: URLResponse, body: Data)?
+  }
+
+  let state = Locked(BoundRequestState(Extra()))
+  /// The gate of the task's redirects, where a delegate of the library's decides them.
+  let gate: RedirectGate?
   private let chunks: AsyncThrowingStream<Data, any Error>.Continuation
-  private let cancelQueue: DispatchQueue
 
   /// A request and its body. The request does not keep the body: dropping a body never
   /// iterated must reach `onTermination`.
-  static func make(cancelQueue: DispatchQueue) -> (StreamRequest, URLSessionDataStream) {
+  static func make(gated: Bool) -> (StreamRequest, URLSessionDataStream) {
     let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-    let request = StreamRequest(chunks: continuation, cancelQueue: cancelQueue)
+    let request = StreamRequest(chunks: continuation, gate: gated ? RedirectGate() : nil)
     let consumerGone: @Sendable () -> Void = { [weak request] in request?.cancel() }
     continuation.onTermination = { termination in
       if case .cancelled = termination { consumerGone() }
@@ -49,23 +51,12 @@ final class StreamRequest: AutoCancellable, Sendable {
     return (request, URLSessionDataStream(chunks: stream, consumerGone: consumerGone))
   }
 
-  private init(
-    chunks: AsyncThrowingStream<Data, any Error>.Continuation, cancelQueue: DispatchQueue
-  ) {
+  private init(chunks: AsyncThrowingStream<Data, any Error>.Continuation, gate: RedirectGate?) {
     self.chunks = chunks
-    self.cancelQueue = cancelQueue
+    self.gate = gate
   }
 
-  /// Registers in `bag`, if any (a bag that had ended cancels the request at once).
-  func register(in bag: CancelBag?, label: String?) {
-    guard let bag else { return }
-    let registration = bag.add(self, label: label)
-    let cancelledMeanwhile = state.withLock { state in
-      state.registration = registration
-      return state.latch.cancellationReason != nil
-    }
-    if cancelledMeanwhile { registration.finish() }
-  }
+  var wrappedTypeName: String { TaskKind.data.typeName }
 
   /// Waits for the response head; `makeTask` creates the task, which is resumed here unless
   /// the request was cancelled first (it then never starts).
@@ -73,33 +64,71 @@ final class StreamRequest: AutoCancellable, Sendable {
     try await withCheckedThrowingContinuation { continuation in
       let waiting = state.withLock { state in
         guard state.latch.cancellationReason == nil else { return false }
-        state.head = .awaited(continuation)
+        state.extra.head = .awaited(continuation)
         return true
       }
       guard waiting else { return continuation.resume(throwing: CancellationError()) }
       let task = makeTask()
-      switch state.withLock({ $0.latch.attach(task) }) {
-      case .proceed: task.resume()
-      case .cancel(let task, _): TaskCanceller.cancel(task, waitForLookup: false, on: cancelQueue)
-      }
+      if attach(task, gate: gate, callerResumes: false) { task.resume() }
     }
   }
 
   func received(_ response: URLResponse) {
     let waiter = state.withLock { state in
-      state.latch.attachedWork == nil ? nil : state.takeHeadWaiter()
+      state.extra.challenged = nil
+      return state.latch.attachedWork == nil ? nil : state.extra.head.takeWaiter()
     }
     waiter?.resume(returning: response)
   }
 
   func received(_ data: Data) {
-    if state.withLock({ $0.latch.attachedWork != nil }) { chunks.yield(data) }
+    let yields = state.withLock { state in
+      guard state.latch.attachedWork != nil else { return false }
+      guard state.extra.challenged == nil else {
+        state.extra.challenged?.body.append(data)
+        return false
+      }
+      return true
+    }
+    if yields { chunks.yield(data) }
+  }
+
+  /// On Linux, a 401 with a challenge arrived: FoundationNetworking reads its body, then asks
+  /// about the challenge, and retries with a credential or not. The response and its body
+  /// are held back until it is decided.
+  func receivedChallenge(_ response: URLResponse) {
+    state.withLock { $0.extra.challenged = (response, Data()) }
+  }
+
+  /// The challenge was decided without a retry: FoundationNetworking would leave the task
+  /// waiting, so the 401 and its body are the response, as on Apple platforms, and the task
+  /// is cancelled behind them.
+  func challengeEndsWithoutRetry() {
+    let held:
+      (
+        URLResponse, Data, CheckedContinuation<URLResponse, any Error>?, AttachedTask?,
+        CancelRegistration?
+      )? = state.withLock { state in
+        guard let (response, body) = state.extra.challenged,
+          let attached = state.latch.attachedWork, state.latch.complete()
+        else { return nil }
+        state.extra.challenged = nil
+        return (response, body, state.extra.head.takeWaiter(), attached, state.registration)
+      }
+    guard let (response, body, waiter, attached, registration) = held else { return }
+    registration?.finish()
+    waiter?.resume(returning: response)
+    if !body.isEmpty { chunks.yield(body) }
+    chunks.finish()
+    if let attached { TaskCanceller.cancel(attached.task, closing: attached.gate) }
   }
 
   func completed(_ error: (any Error)?) {
     let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
       state.withLock { state in
-        state.latch.complete() ? (state.takeHeadWaiter(), state.registration) : nil
+        // Completed already when a 401 whose challenge went unanswered was the answer.
+        if case .completed = state.latch { return nil }
+        return state.latch.complete() ? (state.extra.head.takeWaiter(), state.registration) : nil
       }
     guard let (waiter, registration) = decided else { return }
     registration?.finish()
@@ -123,18 +152,18 @@ final class StreamRequest: AutoCancellable, Sendable {
   private func cancel(beforeHeadOnly: Bool) {
     let decided:
       (
-        CancelLatch<URLSessionTask, Void>.CancelAction,
+        CancelLatch<AttachedTask, Void>.CancelAction,
         CheckedContinuation<URLResponse, any Error>?, CancelRegistration?
       )? = state.withLock { state in
-        if beforeHeadOnly, case .settled = state.head { return nil }
+        if beforeHeadOnly, case .settled = state.extra.head { return nil }
         let action = state.latch.cancel(())
         if case .none = action { return nil }
-        return (action, state.takeHeadWaiter(), state.registration)
+        return (action, state.extra.head.takeWaiter(), state.registration)
       }
     guard let (action, waiter, registration) = decided else { return }
     registration?.finish()
-    if case .cancel(let task) = action {
-      TaskCanceller.cancel(task, waitForLookup: false, on: cancelQueue)
+    if case .cancel(let attached) = action {
+      TaskCanceller.cancel(attached.task, closing: attached.gate)
     }
     waiter?.resume(throwing: CancellationError())
     chunks.finish(throwing: CancellationError())

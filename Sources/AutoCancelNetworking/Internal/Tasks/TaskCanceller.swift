@@ -5,78 +5,78 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The one place where the library calls `URLSessionTask.cancel()`.
+/// The one place where the library calls `URLSessionTask.cancel()`, for every task it cancels:
+/// raw tasks bound with the one-liner, the helpers' tasks and streams.
 ///
-/// Two rules, both from swift-corelibs-foundation (see the "Cancelling URLSession work"
-/// article):
+/// Two rules, from swift-corelibs-foundation (see the "Cancelling URLSession work" article):
 ///
-/// 1. Never inline. `cancel()` waits synchronously for the session's internal queue, so
-///    calling it from a cancellation handler, a `deinit` or under a lock that code on that
-///    queue needs can deadlock. Every cancel is handed to one serial queue and the caller
-///    returns at once.
-/// 2. Never while a cached-response lookup is pending. On a session whose cache is not a
-///    ``CancelSafeURLCache``, a data task's `cancel()` issued during the lookup is parked
-///    and replayed later, and may then crash the process. For such tasks the cancel waits
-///    until the task shows a sign of being past the lookup (a response head, bytes moved) or
-///    has completed, checking every few milliseconds.
+/// 1. Never inline. `cancel()` waits synchronously for the process-wide queue that runs all
+///    URLSession work on Linux, so calling it from a cancellation handler, a `deinit` or under a
+///    lock that code on that queue needs can deadlock. Cancels go to one serial queue and the
+///    caller returns at once. The one exception is ``cancelBeforeResume(_:)``.
+/// 2. Never while the task's URL cache is being asked for a stored response
+///    (``CacheLookup``): such a cancel is parked, replayed later, and may crash the process.
+///    A cancel that comes then waits on the queue, looking again after 1, 2, 4 and then every
+///    8 ms; lookups take microseconds to milliseconds (they run at background priority, which
+///    a tighter loop here would starve when many tasks wait at once).
+///
+/// Tasks whose redirects a delegate decides come with a ``RedirectGate``, closed before the
+/// cancel is made.
 enum TaskCanceller {
-  /// Serial queues for raw tasks, whose session the library cannot see; a task always uses
-  /// the same one. Several, so that one busy session does not hold up everyone's cancels.
-  static let sharedQueues = (0..<4).map {
-    DispatchQueue(label: "AutoCancelNetworking.TaskCanceller.\($0)")
+  /// The serial queue that runs every cancel the library makes.
+  static let queue = DispatchQueue(
+    label: "AutoCancelNetworking.TaskCanceller", qos: .userInitiated)
+
+  /// Cancels `task` from the canceller's queue, as soon as it is safe; returns at once.
+  static func cancel(_ task: URLSessionTask, closing gate: RedirectGate? = nil) {
+    gate?.close()
+    queue.async { cancelWhenSafe(task, attempt: 0) }
   }
 
-  /// A new serial queue for the cancels of one session (see ``TaskRoute``).
-  static func makeQueue() -> DispatchQueue {
-    DispatchQueue(label: "AutoCancelNetworking.TaskCanceller.session")
-  }
-
-  /// The shared queue for `object` (a raw task, or a session on Apple platforms).
-  static func sharedQueue(for object: AnyObject) -> DispatchQueue {
-    sharedQueues[Int(UInt(bitPattern: ObjectIdentifier(object).hashValue) % 4)]
-  }
-
-  /// How often a deferred cancel looks at its task again.
-  static let pollInterval = DispatchTimeInterval.milliseconds(2)
-
-  /// Cancels `task` from the canceller's queue; returns at once.
+  /// Cancels a task that was never resumed, on the calling thread, before returning: so that
+  /// the `resume()` its creator makes next finds it cancelled, and nothing is sent.
   ///
-  /// - Parameter waitForLookup: true when the task's session may still be looking its
-  ///   request up in a cache that is not cancel-safe.
-  ///   - queue: the serial queue that runs it: the session's, or the task's shared one.
-  static func cancel(_ task: URLSessionTask, waitForLookup: Bool, on queue: DispatchQueue) {
-    queue.async {
-      if waitForLookup {
-        cancelPastLookup(task, on: queue)
-      } else {
-        task.cancel()
-      }
-    }
+  /// The exception to rule 1, safe because such a task has no transfer and no lookup (a
+  /// cancel before `resume()` starts its own lookup, with nothing else parked), and used only
+  /// where no lock of ours is held: by a helper that made the task and is about to return it,
+  /// and by a bag that had ended when the task was added to it.
+  static func cancelBeforeResume(_ task: URLSessionTask) {
+    task.cancel()
   }
 
-  /// Cancels `task` once it is past its cache lookup, looking again every few milliseconds.
-  private static func cancelPastLookup(_ task: URLSessionTask, on queue: DispatchQueue) {
+  /// Cancels now if the task is past its cache lookup, else looks again shortly.
+  private static func cancelWhenSafe(_ task: URLSessionTask, attempt: Int) {
     dispatchPrecondition(condition: .onQueue(queue))
-    switch task.state {
-    case .completed, .canceling:
-      return
-    case .suspended:
-      // Never resumed: no lookup started, and `resume()` after this does nothing.
-      task.cancel()
-    case .running:
-      // FoundationNetworking sets the expected length when the response head arrives, long
-      // after the lookup; `response` and the byte counts of completion-handler tasks only
-      // move at the end. (A plain read of an Int64 that Foundation writes on its queue: a
-      // stale value only delays the next check.)
-      if task.countOfBytesExpectedToReceive != 0 || task.response != nil
-        || task.countOfBytesReceived > 0 || task.countOfBytesSent > 0
-      {
-        task.cancel()
-      } else {
-        queue.asyncAfter(deadline: .now() + pollInterval) { cancelPastLookup(task, on: queue) }
+    guard task.state != .completed, task.state != .canceling else { return }
+    #if canImport(FoundationNetworking)
+      let wait: DispatchTimeInterval?
+      switch CacheLookup.state(of: task) {
+      case .settled: wait = nil
+      case .pending: wait = DispatchTimeInterval.milliseconds(1 << min(attempt, 3))
+      case .unknown: wait = isVisiblyPastLookup(task) ? nil : backOff(attempt)
       }
-    @unknown default:
-      task.cancel()
-    }
+      if let wait {
+        queue.asyncAfter(deadline: .now() + wait) { cancelWhenSafe(task, attempt: attempt + 1) }
+        return
+      }
+    #endif
+    task.cancel()
   }
+
+  #if canImport(FoundationNetworking)
+    /// Whether the task shows, through public properties alone, that it is past its lookup:
+    /// only a response head does for a GET (`countOfBytesExpectedToReceive`), or a body being
+    /// sent. The fallback when ``CacheLookup`` cannot read the state.
+    private static func isVisiblyPastLookup(_ task: URLSessionTask) -> Bool {
+      task.state == .suspended || !(task is URLSessionDataTask)
+        || task.countOfBytesExpectedToReceive != 0 || task.response != nil
+        || task.countOfBytesExpectedToSend > 0 || task.countOfBytesReceived > 0
+    }
+
+    /// 2 ms, doubling up to a quarter of a second: a task whose server never answers is
+    /// looked at four times a second, not five hundred.
+    private static func backOff(_ attempt: Int) -> DispatchTimeInterval {
+      DispatchTimeInterval.milliseconds(min(2 << min(attempt, 7), 250))
+    }
+  #endif
 }

@@ -5,119 +5,141 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// One completion-handler URLSession task bound to a bag and, for the async calls, to the
-/// awaiting Swift task: decides who delivers the single completion (URLSession or a cancel)
-/// and cancels the task without blocking.
+/// One URLSession task made by a helper, bound to a bag and, for the async calls, to the
+/// awaiting Swift task: decides who delivers its one result, URLSession or a cancel, and cancels
+/// the task through ``TaskCanceller``.
 ///
-/// Its state is a ``CancelLatch`` over the task: the request registers in its bag before the
-/// task exists, so a cancel may come first; the latch keeps it and cancels the task when it
-/// is attached, before it was ever resumed. The first of "URLSession completed" and
-/// "cancelled" wins; the other is ignored. Either way the registration is finished: the
-/// request leaves its bag.
-final class TaskRequest<Value: Sendable>: AutoCancellable, Sendable {
-  typealias Completion = @Sendable (Result<Value, any Error>) -> Void
+/// Its state is a ``CancelLatch`` over the task, and who to deliver to. The request registers in
+/// its bag before the task exists, so a cancel may come first: the latch keeps it, and the task
+/// is then cancelled as it is made, never started. The first of "URLSession completed" and
+/// "cancelled" wins and delivers; the other is ignored. Either way the registration is
+/// finished: the request leaves its bag.
+final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
+  /// Foundation's completion handler: body, response, error, as URLSession hands them over.
+  typealias Handler = @Sendable (Body?, URLResponse?, (any Error)?) -> Void
 
-  private struct State: Sendable {
-    var latch = CancelLatch<URLSessionTask, Void>()
-    /// The request's place in its bag, once `add` returned; nil without a bag.
-    var registration: CancelRegistration?
+  /// Who hears of the result.
+  enum Delivery: Sendable {
+    /// A completion handler: URLSession's triple as it comes (on the session's delegate
+    /// queue), or a cancellation on `queue`, at once.
+    case handler(Handler, queue: OperationQueue)
+    /// An async call that has not begun to wait yet.
+    case awaiting
+    /// An async call waiting for the body and response, or an error.
+    case continuation(CheckedContinuation<(Body?, URLResponse?), any Error>)
+    /// The result was delivered.
+    case delivered
   }
 
-  private let state = Locked(State())
-  private let route: TaskRoute
-  private let cancellationError: any Error
-  private let deliveryQueue: OperationQueue?
-  private let discard: (@Sendable (Value) -> Void)?
-  private let completion: Completion
+  struct Extra: Sendable {
+    var delivery: Delivery
+  }
 
-  /// - Parameters:
-  ///   - route: where the task runs and how it is cancelled.
-  ///   - cancellationError: what the completion receives when a cancel wins.
-  ///   - deliveryQueue: where a cancellation is reported; nil reports it on the cancelling
-  ///     thread (fine for resuming a continuation).
-  ///   - discard: cleans up a result that arrives after a cancel won (a downloaded file
-  ///     nobody will read).
-  ///   - completion: called exactly once.
-  init(
-    route: TaskRoute, cancellationError: any Error, deliveryQueue: OperationQueue?,
-    discard: (@Sendable (Value) -> Void)?, completion: @escaping Completion
-  ) {
-    self.route = route
-    self.cancellationError = cancellationError
-    self.deliveryQueue = deliveryQueue
+  let state: Locked<BoundRequestState<Extra>>
+  let kind: TaskKind
+  /// Cleans up a result that arrived after a cancel won (a downloaded file nobody will read).
+  private let discard: (@Sendable (Body) -> Void)?
+
+  init(kind: TaskKind, delivery: Delivery, discard: (@Sendable (Body) -> Void)? = nil) {
+    self.state = Locked(BoundRequestState(Extra(delivery: delivery)))
+    self.kind = kind
     self.discard = discard
-    self.completion = completion
   }
 
-  /// Registers in `bag` (if any), creates the task with `make` (handing it the completion to
-  /// install) and attaches it. A task cancelled before this returns is never started.
-  func start<Task: URLSessionTask>(
-    in bag: CancelBag?, label: String?,
-    make: (URLSession, @escaping @Sendable (Result<Value, any Error>) -> Void) -> Task
-  ) -> Task {
-    if let bag {
-      let registration = bag.add(self, label: label)
-      let cancelledMeanwhile = state.withLock { state in
-        state.registration = registration
-        return state.latch.cancellationReason != nil
+  var wrappedTypeName: String { kind.typeName }
+
+  /// Makes the task with `make`, handing it the completion to install, and attaches it.
+  /// Returns the task, and whether to start it: a task whose request was cancelled first is
+  /// cancelled here instead, never started.
+  func makeTask<SessionTask: URLSessionTask>(
+    on session: URLSession, callerResumes: Bool,
+    _ make: (@escaping Handler) -> SessionTask
+  ) -> (SessionTask, start: Bool) {
+    let task = make { [self] body, response, error in completed(body, response, error) }
+    let gate = RedirectGuard.install(on: task, of: session)
+    return (task, attach(task, gate: gate, callerResumes: callerResumes))
+  }
+
+  /// The async call: makes the task, resumes it, and waits for its body and response.
+  ///
+  /// - Throws: `CancellationError` when the bag or the awaiting task cancelled the request,
+  ///   otherwise URLSession's error.
+  func value(
+    on session: URLSession, _ make: @escaping (@escaping Handler) -> URLSessionTask
+  ) async throws -> (Body?, URLResponse?) {
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let cancelledFirst = state.withLock { state in
+          guard state.latch.cancellationReason == nil else { return true }
+          state.extra.delivery = .continuation(continuation)
+          return false
+        }
+        if cancelledFirst { return continuation.resume(throwing: CancellationError()) }
+        let (task, start) = makeTask(on: session, callerResumes: false, make)
+        if start { task.resume() }
       }
-      // A cancel that came while `add` ran found no registration to finish.
-      if cancelledMeanwhile { registration.finish() }
+    } onCancel: {
+      cancel()
     }
-    let task = make(route.session) { [self] result in self.urlSessionCompleted(result) }
-    switch state.withLock({ $0.latch.attach(task) }) {
-    case .proceed:
-      break
-    case .cancel(let task, _):
-      // Never resumed: cancelled on the caller's thread (no lock of ours held, no lookup
-      // pending), so that a later `resume()` finds it cancelled and nothing is sent.
-      task.cancel()
-    }
-    return task
   }
 
-  /// Resumes `task` unless the request was cancelled already (it then never starts).
-  func resumeUnlessCancelled(_ task: URLSessionTask) {
-    if state.withLock({ $0.latch.attachedWork != nil }) { task.resume() }
-  }
-
-  /// Cancels: reports the cancellation at once and cancels the URLSession task from the
-  /// route's queue. Idempotent; does nothing once URLSession completed.
+  /// Cancels: reports the cancellation at once, and cancels the URLSession task from the
+  /// canceller's queue. Idempotent; does nothing once URLSession completed.
   func cancel() {
-    let (action, registration) = state.withLock { state in
-      (state.latch.cancel(()), state.registration)
-    }
-    switch action {
-    case .none:
-      return
-    case .cancelWhenAttached:
-      break
-    case .cancel(let task):
-      TaskCanceller.cancel(task, waitForLookup: route.waitForLookup, on: route.cancelQueue)
+    let decided: (CancelLatch<AttachedTask, Void>.CancelAction, Delivery, CancelRegistration?)? =
+      state.withLock { state in
+        let action = state.latch.cancel(())
+        if case .none = action { return nil }
+        return (action, state.extra.takeDelivery(), state.registration)
+      }
+    guard let (action, delivery, registration) = decided else { return }
+    if case .cancel(let attached) = action {
+      TaskCanceller.cancel(attached.task, closing: attached.gate)
     }
     registration?.finish()  // no-op when the bag itself is cancelling
-    deliver(.failure(cancellationError))
+    switch delivery {
+    case .handler(let handler, let queue):
+      queue.addOperation { handler(nil, nil, URLError(.cancelled)) }
+    case .continuation(let continuation):
+      continuation.resume(throwing: CancellationError())
+    case .awaiting, .delivered:
+      break  // `value` finds the latch cancelled and throws
+    }
   }
 
-  /// URLSession's completion handler ran.
-  private func urlSessionCompleted(_ result: Result<Value, any Error>) {
-    let (won, registration) = state.withLock { state in
-      (state.latch.complete(), state.registration)
+  /// URLSession's completion handler ran (on the session's delegate queue).
+  private func completed(_ body: Body?, _ response: URLResponse?, _ error: (any Error)?) {
+    let decided: (Delivery, CancelRegistration?)? = state.withLock { state in
+      guard state.latch.complete() else { return nil }
+      return (state.extra.takeDelivery(), state.registration)
     }
-    guard won else {
-      if case .success(let value) = result { discard?(value) }
+    guard let (delivery, registration) = decided else {
+      if let body { discard?(body) }
       return
     }
     registration?.finish()
-    completion(result)
-  }
-
-  private func deliver(_ result: Result<Value, any Error>) {
-    if let deliveryQueue {
-      let completion = self.completion
-      deliveryQueue.addOperation { completion(result) }
-    } else {
-      completion(result)
+    switch delivery {
+    case .handler(let handler, _):
+      handler(body, response, error)
+    case .continuation(let continuation):
+      if let error {
+        continuation.resume(throwing: error)
+      } else {
+        continuation.resume(returning: (body, response))
+      }
+    case .awaiting, .delivered:
+      preconditionFailure("Invalid state: a task completed that nobody waits for")
     }
+  }
+}
+
+extension TaskRequest.Extra {
+  /// Who to deliver to, now that the result is decided; nobody afterwards.
+  mutating func takeDelivery() -> TaskRequest.Delivery {
+    guard case .awaiting = delivery else {
+      defer { delivery = .delivered }
+      return delivery
+    }
+    return .awaiting
   }
 }

@@ -36,15 +36,12 @@ struct TaskCancellerTests {
     let id = "inline-\(binding.rawValue)"
     let url = server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
     let task: URLSessionTask
-    let cancelQueue: DispatchQueue
     switch binding {
     case .helper:
       task = session.dataTask(with: url, in: bag) { _, _, _ in }
-      cancelQueue = SessionRegistry.route(for: session, kind: .data).cancelQueue
     case .rawTask:
       task = session.dataTask(with: url)
       bag.add(task)
-      cancelQueue = TaskCanceller.sharedQueue(for: task)
     }
     task.resume()
     await server.expectRecord(id: id) { $0.bytesSent > 0 }
@@ -52,7 +49,7 @@ struct TaskCancellerTests {
     // inline would not.
     let holding = Signal()
     let release = Gate()
-    cancelQueue.async {
+    TaskCanceller.queue.async {
       holding.fire()
       release.wait()
     }
@@ -64,3 +61,38 @@ struct TaskCancellerTests {
     #expect(record?.clientWentAway == true)
   }
 }
+
+#if canImport(FoundationNetworking)
+  @Suite("The task canceller, on Linux", timeLimit(minutes: 1))
+  struct TaskCancellerLookupTests {
+    let server: TestServer
+
+    init() throws {
+      server = TestServer()
+      try server.start()
+    }
+
+    @Test("waits to cancel a task while its URL cache has not answered, then cancels it")
+    func waitsForThePendingLookup() async {
+      let cache = HoldingCache()
+      let session = cache.makeSession()
+      defer { session.finishTasksAndInvalidate() }
+      let bag = CancelBag()
+      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+      let task = session.dataTask(with: server.url("/delay?ms=10000&size=100&id=held")) {
+        _, _, error in reported.yield(error)
+      }
+      bag.add(task)
+      task.resume()
+      await cache.asked.wait()
+      bag.cancelAll()
+      // The canceller has looked once: the cache has not answered, so it did not cancel.
+      await withCheckedContinuation { done in TaskCanceller.queue.async { done.resume() } }
+      #expect(task.state == .running, "the task was cancelled while its lookup was pending")
+      cache.answer.open()
+      var iterator = errors.makeAsyncIterator()
+      let error = await iterator.next() ?? nil
+      #expect((error as? URLError)?.code == .cancelled)
+    }
+  }
+#endif

@@ -264,8 +264,7 @@ struct ConcurrentRun {
 }
 
 /// The events of a bag, by item, from any thread.
-final class EventLog: @unchecked Sendable {
-  // Safety: `entries` is only touched under `lock`.
+final class EventLog: Sendable {
   private let lock = Protected<[UInt64: [CancelBagEvent.Kind]]>([:])
 
   func record(_ event: CancelBagEvent) {

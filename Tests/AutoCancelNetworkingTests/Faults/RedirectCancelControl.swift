@@ -1,0 +1,55 @@
+import AutoCancelTestSupport
+import Foundation
+import LoopbackHTTPServer
+import SeededRandom
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Plain Foundation, without AutoCancel: what an app with a delegate session meets when it
+/// cancels tasks while they are being redirected. The control for the library's streams,
+/// which run on such a session.
+enum RedirectCancelControl {
+  /// Hears the tasks' data and ends, as a streaming delegate does; implements no redirect
+  /// decision, so Foundation's default one answers.
+  final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
+    let ended = Protected(0)
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+
+    func urlSession(
+      _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+    ) {
+      ended.withLock { $0 += 1 }
+    }
+  }
+
+  /// Starts `count` data tasks to a route that redirects to itself, on a session with a
+  /// delegate, and cancels each 0–10 ms (seeded) after its start with `URLSessionTask.cancel()`;
+  /// returns once every task has ended. On FoundationNetworking 6.3.1 the process traps first
+  /// (`HTTPURLProtocol.swift:705`: "Received callback for HTTP redirection, but we're not
+  /// waiting for it").
+  static func run(seed: UInt64, count: Int) async throws {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    let delegate = Delegate()
+    let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    defer { session.finishTasksAndInvalidate() }
+    var generator = SeededGenerator(seed: seed)
+    let cancels = DispatchQueue(label: "RedirectCancelControl.cancels", attributes: .concurrent)
+    for index in 0..<count {
+      let task = session.dataTask(with: server.url("/loop?id=control-\(index)"))
+      task.resume()
+      let delay = generator.within(0...10_000)
+      cancels.asyncAfter(deadline: .now() + .microseconds(delay)) { task.cancel() }
+    }
+    await waitUntil("every task of the control ended", timeout: 30) {
+      delegate.ended.current == count
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import AutoCancelTestSupport
+import Testing
+
+/// The control for the streams of the fault matrix: Foundation alone, on a session with a
+/// delegate, is not safe to cancel during redirects, so the library must be.
+@Suite("Plain Foundation, on a session with a delegate", timeLimit(minutes: 2))
+struct RedirectCancelControlTests {
+  #if canImport(FoundationNetworking) && (os(Linux) || os(Windows))
+    @Test(
+      "ends the process when 64 tasks to a redirect loop are cancelled 0–10 ms after their start",
+      arguments: TestSeed.fresh(count: 2))
+    func cancelDuringRedirectsEndsTheProcess(seed: UInt64) async {
+      print("redirect control: \(TestSeed.describe(seed))")
+      let result = await #expect(
+        processExitsWith: .failure, observing: [\.standardErrorContent],
+        "plain Foundation survived cancels during redirects, \(TestSeed.describe(seed))"
+      ) { [seed = seed as UInt64] in
+        try await RedirectCancelControl.run(seed: seed, count: 64)
+      }
+      let words = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(
+        words.contains("HTTPURLProtocol.swift:705"),
+        "the control ended otherwise: \(words.suffix(300)), \(TestSeed.describe(seed))")
+    }
+  #endif
+}

@@ -1,0 +1,60 @@
+#if canImport(FoundationNetworking)
+  import AutoCancel
+  import AutoCancelTestSupport
+  import Foundation
+  import FoundationNetworking
+  import LoopbackHTTPServer
+  import Testing
+
+  @testable import AutoCancelNetworking
+
+  /// Streams `count` small bodies on `session`, each read to its end.
+  func streamBodies(
+    _ count: Int, on session: URLSession, from server: LoopbackHTTPServer
+  )
+    async throws
+  {
+    for index in 0..<count {
+      let url = server.url("/bytes?size=1000&id=twin-\(index)")
+      let (body, _) = try await session.stream(for: URLRequest(url: url), in: nil)
+      for try await _ in body {}
+    }
+  }
+
+  @Suite("A stream twin", timeLimit(minutes: 1))
+  struct TwinSessionsTests {
+    @Test("is freed, and its connections closed, soon after the caller's session is gone")
+    func endsWithItsSession() async throws {
+      let server = TestServer()
+      try server.start()
+      var session: URLSession? = URLSession(configuration: .ephemeral)
+      try await streamBodies(6, on: session!, from: server)
+      let twin = WeakSession(TwinSessions.shared.twin(for: session!).session)
+      #expect(await server.waitForConnections(timeout: 5) { $0.open > 0 } != nil)
+      session!.finishTasksAndInvalidate()
+      session = nil
+      await waitUntil("the twin is freed") { twin.session == nil }
+      let closed = await server.waitForConnections(timeout: waitBound) { $0.open == 0 }
+      #expect(closed != nil, "the twin's connections stayed open at the server")
+    }
+
+    @Test("leaves at most a few descriptors behind after three rounds of sessions, each gone")
+    func descriptorsStayBounded() async {
+      // In a process of its own, so that no other test's sockets are counted.
+      await #expect(processExitsWith: .success) {
+        let server = LoopbackHTTPServer()
+        try server.start()
+        let start = try openFileDescriptorCount()
+        for _ in 0..<3 {
+          let session = URLSession(configuration: .ephemeral)
+          try await streamBodies(6, on: session, from: server)
+          session.finishTasksAndInvalidate()
+        }
+        let bounded = await waitUntil("the descriptors fall back") {
+          (try? openFileDescriptorCount()).map { $0 <= start + 7 } ?? false
+        }
+        guard bounded else { exit(1) }
+      }
+    }
+  }
+#endif
