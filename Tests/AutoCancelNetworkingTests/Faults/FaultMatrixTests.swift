@@ -9,7 +9,7 @@ import Testing
 struct FaultMatrixTests {
   @Test(
     "end as they must, once, leaving nothing behind: every fault meets every form",
-    .timeLimit(.minutes(3)))
+    timeLimit(minutes: 3))
   func sample() async throws {
     try await run(seeds: [TestSeed.fresh()], cells: FaultMatrix.sample(seed:))
   }
