@@ -20,7 +20,8 @@ import Foundation
 /// - `POST|PUT /upload`: reads the body (`Content-Length` or chunked; `Expect: 100-continue`
 ///   honoured) and replies with its byte count as text. `chunk=C&interval_ms=T` reads it C
 ///   bytes at a time, T ms apart (defaults: C = 65536, T = 10), watching for a client that
-///   leaves in between: an upload that takes a while, whose client flow control holds back.
+///   leaves in between: an upload that takes a while, whose client flow control holds back
+///   (the connection's receive buffer is kept small).
 /// - `/redirect?to=P&code=C`: status C (301, 302, 303, 307 or 308; default 302) with
 ///   `Location: P`, a path on this server (percent-encode its query: `to=/slow%3Fsize%3D10`),
 ///   any method. One hop; redirect to a `fault=stall` route for a redirect that then stalls.

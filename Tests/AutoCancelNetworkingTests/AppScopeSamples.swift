@@ -14,6 +14,7 @@ import Foundation
 /// saves, sync. It lives as long as the app.
 final class AppScope: AutoCancelOwner, Sendable {
   let cancelBag = CancelBag(label: "app")
+  let session = URLSession(configuration: .default)
 
   /// The user signed out: nothing of theirs goes on.
   func signOut() {
@@ -35,8 +36,9 @@ final class ComposeScreen: AutoCancelOwner {
     var request = URLRequest(url: url)
     request.httpMethod = "POST"
     // The app's bag, not the screen's: closing the screen does not stop the upload.
-    app.cancelBag.task(key: "outbox", policy: .enqueue, label: "post") { [weak self, request] in
-      let (reply, _) = try await URLSession.shared.upload(for: request, from: post, in: nil)
+    app.cancelBag.task(key: "outbox", policy: .enqueue, label: "post") {
+      [weak self, session = app.session, request] in
+      let (reply, _) = try await session.upload(for: request, from: post, in: nil)
       self?.lastReply = reply  // only if the screen is still there
     }
   }
@@ -48,8 +50,8 @@ extension ComposeScreen {
     var request = URLRequest(url: url)
     request.httpMethod = "PUT"
     // Outlives the screen, but not the limit: then it is cancelled, with reason timedOut.
-    app.cancelBag.task(label: "draft", timeout: limit) { [request] in
-      _ = try await URLSession.shared.upload(for: request, from: draft, in: nil)
+    app.cancelBag.task(label: "draft", timeout: limit) { [session = app.session, request] in
+      _ = try await session.upload(for: request, from: draft, in: nil)
     }
   }
 }

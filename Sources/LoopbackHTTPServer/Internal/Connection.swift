@@ -142,6 +142,9 @@ final class Connection {
       core.updateRecord(record) { $0.requestBodyBytes += count }
     }
     let pace = Route.uploadPace(for: head)
+    // A paced upload is held back by flow control, not buffered by the kernel: the client is
+    // still sending while the server reads, and stops sending when it leaves.
+    if let pace { Socket.limitReceiveBuffer(fd, bytes: Int32(clamping: max(pace.chunk, 65_536))) }
     guard head.isChunked else {
       return consume(head.contentLength ?? 0, pace: pace, progress: progress) ? .read : .ended
     }

@@ -9,7 +9,7 @@ import Testing
 /// multi-threaded ones, spread over `shares` test cases that run one after the other (so that
 /// each one's time limit measures its own work), each on threads of its own (never on the
 /// cooperative pool); and a twentieth of that number again in launch runs, whose steps each
-/// await tasks. `AUTOCANCEL_SEED=<seed>` replays the one run whose failure printed that
+/// wait for tasks (from threads of their own, blocked while the tasks run on the pool). `AUTOCANCEL_SEED=<seed>` replays the one run whose failure printed that
 /// seed (``TestSeed``), in the first share alone (the others are not run).
 @Suite(
   "A bag does what its reference model says, under random operations", .serialized,
@@ -80,15 +80,20 @@ struct ModelBasedTests {
     let (runs, steps) = Self.plan(total: total, operationsPerRun: Self.launchStepsPerRun)
     let seeds = Self.seeds(share: share, runs: runs)
     try #require(!seeds.isEmpty, "share \(share) has no run")
-    var outcome = LaunchRun.Outcome()
-    for seed in seeds {
-      var run = LaunchRun(seed: seed, operations: steps)
-      try await run.run()
-      outcome.launches += run.outcome.launches
-      outcome.refused += run.outcome.refused
-      outcome.queued += run.outcome.queued
-      outcome.neverStarted += run.outcome.neverStarted
-    }
+    // The runs block their thread while the bag's tasks run on the cooperative pool: give
+    // them one of their own.
+    let outcome = try await onNewThread { () -> Result<LaunchRun.Outcome, ReliabilityFailure> in
+      var outcome = LaunchRun.Outcome()
+      for seed in seeds {
+        var run = LaunchRun(seed: seed, operations: steps)
+        do { try run.run() } catch { return .failure(ReliabilityFailure(error)) }
+        outcome.launches += run.outcome.launches
+        outcome.refused += run.outcome.refused
+        outcome.queued += run.outcome.queued
+        outcome.neverStarted += run.outcome.neverStarted
+      }
+      return .success(outcome)
+    }.get()
     print(
       "launch runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
         + "\(seeds.count) of \(runs) runs × \(steps) steps, \(outcome.launches) launches: "

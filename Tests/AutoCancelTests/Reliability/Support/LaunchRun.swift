@@ -1,5 +1,6 @@
 import AutoCancel
 import AutoCancelTestSupport
+import Foundation
 import SeededRandom
 import Testing
 
@@ -19,6 +20,8 @@ final class LaunchLog: Sendable {
   }
 
   private let state = Protected(State())
+  /// Signalled at every start, for a driver blocked in `waitUntilStarted`.
+  private let starts = NSCondition()
 
   /// The operation of launch `id` in bag `bag` under `key`: logs its start (checking that an
   /// `ignoreNew` or `enqueue` launch starts alone under its key, and nothing starts in a bag
@@ -39,6 +42,7 @@ final class LaunchLog: Sendable {
         }
         state.running[slot] = others + 1
       }
+      starts.withLock { starts.broadcast() }
       await withCheckedContinuation { continuation in
         let isReleased = state.withLock { state in
           if state.released.contains(id) { return true }
@@ -67,9 +71,37 @@ final class LaunchLog: Sendable {
   func bagEnded(_ bag: Int) { state.withLock { _ = $0.endedBags.insert(bag) } }
 
   func hasStarted(_ id: Int) -> Bool { state.withLock { $0.started.contains(id) } }
+
+  /// Blocks the calling thread (never one of the cooperative pool) until launch `id` started;
+  /// false after ``waitBound`` seconds.
+  func waitUntilStarted(_ id: Int) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: waitBound)
+    return starts.withLock {
+      while !hasStarted(id) {
+        if !starts.wait(until: deadline) { return hasStarted(id) }
+      }
+      return true
+    }
+  }
   func hasReturned(_ id: Int) -> Bool { state.withLock { $0.returned.contains(id) } }
   var started: [Int] { state.current.started }
   var violations: [String] { state.current.violations }
+}
+
+/// Blocks the calling thread (never one of the cooperative pool) until `task` has ended, and
+/// returns its result.
+private func result<Success: Sendable>(
+  of task: Task<Success, any Error>
+) -> Result<Success, any Error> {
+  let ended = Gate()
+  let result = Protected<Result<Success, any Error>?>(nil)
+  Task.detached {
+    let value = await task.result
+    result.withLock { $0 = value }
+    ended.open()
+  }
+  ended.wait()
+  return result.current ?? .failure(CancellationError())
 }
 
 /// One seeded run of tasks launched and work added under keys, one bag at a time, each step
@@ -79,6 +111,9 @@ final class LaunchLog: Sendable {
 /// their key and that nothing starts in a bag that ended; the bag's events, that every
 /// registration ends exactly once; the start order, that waiting launches start in launch
 /// order.
+///
+/// Synchronous: it blocks its thread while the bag's tasks run, so call it from a thread of
+/// its own (`onNewThread`), never from the cooperative pool, which the tasks need.
 struct LaunchRun {
   let seed: UInt64
   let operations: Int
@@ -138,49 +173,49 @@ struct LaunchRun {
 
   /// Runs every step, then ends the bag and lets every operation return; throws at the first
   /// divergence.
-  mutating func run() async throws {
+  mutating func run() throws {
     while step < operations {
       step += 1
-      try await perform()
+      try perform()
     }
-    try await replaceBag()
+    try replaceBag()
     try checkEveryItem()
   }
 
-  private mutating func perform() async throws {
+  private mutating func perform() throws {
     // An ended bag refuses everything: most of the time, go on with a new one.
-    if model.endReason != nil && random.chance(60) { return try await replaceBag() }
+    if model.endReason != nil && random.chance(60) { return try replaceBag() }
     switch random.below(100) {
-    case 0..<40: try await launch()
-    case 40..<50: try await addWork()
-    case 50..<75: try await returnOne()
-    case 75..<80: try await finishWork()
-    case 80..<88: try await cancelOne()
+    case 0..<40: try launch()
+    case 40..<50: try addWork()
+    case 50..<75: try returnOne()
+    case 75..<80: try finishWork()
+    case 80..<88: try cancelOne()
     case 88..<92:
       let key = random.below(3)
       operation = "cancel(key: \(key))"
       bag.cancel(key: key)
-      try await settle(model.cancel(key: AnyHashable(key), reason: .explicit))
+      try settle(model.cancel(key: AnyHashable(key), reason: .explicit))
     case 92..<95:
       operation = "cancelAll"
       bag.cancelAll()
-      try await settle(model.cancelAll(reason: .explicit).cancellations)
+      try settle(model.cancelAll(reason: .explicit).cancellations)
     case 95..<97:
       operation = "end"
       bag.end()
       log.bagEnded(bagIndex)
-      try await settle((model.end(reason: .explicit) ?? []).map { ($0, .explicit) })
+      try settle((model.end(reason: .explicit) ?? []).map { ($0, .explicit) })
     case 97..<98:
-      try await replaceBag()
+      try replaceBag()
     default:
       operation = "read"
-      try await settle([])
+      try settle([])
     }
   }
 
   // MARK: Steps
 
-  private mutating func launch() async throws {
+  private mutating func launch() throws {
     let id = items.count
     let key = random.below(3)
     let policy = [KeyPolicy.replace, .ignoreNew, .enqueue, .runConcurrently][random.below(4)]
@@ -202,10 +237,10 @@ struct LaunchRun {
     case .rejected, .started:
       if task == nil { throw failure("refused, the model says \(launched)") }
     }
-    try await settle(cancellations)
+    try settle(cancellations)
   }
 
-  private mutating func addWork() async throws {
+  private mutating func addWork() throws {
     let id = items.count
     let key = random.below(3)
     let policy = [KeyPolicy.replace, .ignoreNew, .runConcurrently][random.below(3)]
@@ -217,54 +252,54 @@ struct LaunchRun {
     if model.isRejected(cancellations, id) == registration.isActive {
       throw failure("registration active: \(registration.isActive), model: \(cancellations)")
     }
-    try await settle(cancellations)
+    try settle(cancellations)
   }
 
   /// Lets a started operation of this bag return, and waits for its task.
-  private mutating func returnOne() async throws {
+  private mutating func returnOne() throws {
     let running = model.started.filter { !log.hasReturned($0) }
-    guard !running.isEmpty else { return try await launch() }
+    guard !running.isEmpty else { return try launch() }
     let id = running[random.below(running.count)]
     operation = "return #\(id)"
-    try await letReturn(id)
-    try await settle([])
+    try letReturn(id)
+    try settle([])
   }
 
-  private mutating func finishWork() async throws {
+  private mutating func finishWork() throws {
     let works = model.items.filter {
       if case .work = items[$0].kind { return true }
       return false
     }
-    guard !works.isEmpty else { return try await addWork() }
+    guard !works.isEmpty else { return try addWork() }
     let id = works[random.below(works.count)]
     operation = "finish #\(id)"
     guard case .work(let registration, _) = items[id].kind else { return }
     registration.finish()
     _ = model.finish(id)
-    try await settle([])
+    try settle([])
   }
 
   /// Cancels one registered item of this bag alone: added work through its registration, a
   /// launch through its task, which takes it out of the bag only while it waits for its turn.
-  private mutating func cancelOne() async throws {
+  private mutating func cancelOne() throws {
     let registered = model.items
-    guard !registered.isEmpty else { return try await launch() }
+    guard !registered.isEmpty else { return try launch() }
     let id = registered[random.below(registered.count)]
     operation = "cancel #\(id)"
     switch items[id].kind {
     case .work(let registration, _):
       registration.cancel()
-      try await settle(model.cancel(id, reason: .explicit))
+      try settle(model.cancel(id, reason: .explicit))
     case .launch(let task?):
       let waits = model.isQueued(id)
       if items[id].cancelled == nil { items[id].reasonWithheld = true }
       task.cancel()
-      guard waits else { return try await settle([]) }
-      // Its wait ends, and it leaves the bag without running: awaiting it proves both.
-      guard case .failure(let error) = await task.result, error is CancellationError else {
+      guard waits else { return try settle([]) }
+      // Its wait ends, and it leaves the bag without running: its result proves both.
+      guard case .failure(let error) = result(of: task), error is CancellationError else {
         throw failure("#\(id), cancelled while it waited, did not throw CancellationError")
       }
-      try await settle(model.cancel(id, reason: .explicit))
+      try settle(model.cancel(id, reason: .explicit))
     case .launch(nil):
       throw failure("#\(id) registered without a task")
     }
@@ -272,20 +307,20 @@ struct LaunchRun {
 
   /// Drops the bag in use (its deinit ends it, `ownerGone`), lets every operation it started
   /// return, and goes on with a new bag.
-  private mutating func replaceBag() async throws {
+  private mutating func replaceBag() throws {
     operation = "drop bag \(bagIndex)"
     let ended = model.end(reason: .ownerGone) ?? []
     bag = CancelBag(label: "launches")
     log.bagEnded(bagIndex)
-    try await settle(ended.map { ($0, .ownerGone) }, checkingBag: false)
+    try settle(ended.map { ($0, .ownerGone) }, checkingBag: false)
     operation = "let every operation of dropped bag \(bagIndex) return"
     for id in model.started where !log.hasReturned(id) {
-      try await letReturn(id)
+      try letReturn(id)
     }
     if !model.takeStarts().isEmpty { throw failure("a launch let through after its bag ended") }
     for (id, item) in items.enumerated() where item.bag == bagIndex {
       guard case .launch(let task?) = item.kind, !model.started.contains(id) else { continue }
-      guard case .failure(let error) = await task.result, error is CancellationError else {
+      guard case .failure(let error) = result(of: task), error is CancellationError else {
         throw failure("#\(id) never started, yet its task did not throw CancellationError")
       }
       if log.hasStarted(id) { throw failure("#\(id) started, the model says never") }
@@ -297,11 +332,11 @@ struct LaunchRun {
     observeBag()
   }
 
-  /// Releases the operation of launch `id`, awaits its task, and checks the reason it read.
-  private mutating func letReturn(_ id: Int) async throws {
+  /// Releases the operation of launch `id`, waits for its task, and checks the reason it read.
+  private mutating func letReturn(_ id: Int) throws {
     log.release(id)
     guard case .launch(let task?) = items[id].kind else { throw failure("#\(id) is no task") }
-    let reason = try await task.value
+    let reason = try result(of: task).get()
     let expected = items[id].reasonWithheld ? nil : items[id].cancelled
     if reason != expected {
       throw failure(
@@ -317,13 +352,12 @@ struct LaunchRun {
   /// bag with the model.
   private mutating func settle(
     _ cancellations: [ReferenceModel.Cancellation], checkingBag: Bool = true
-  ) async throws {
+  ) throws {
     for (id, reason) in cancellations where items[id].cancelled == nil {
       items[id].cancelled = reason
     }
     for id in model.takeStarts() {
-      let started = await waitUntil("#\(id) starts") { log.hasStarted(id) }
-      if !started { throw failure("#\(id) never started") }
+      if !log.waitUntilStarted(id) { throw failure("#\(id) never started") }
     }
     let unexpected = log.started.filter { items[$0].bag == bagIndex && !model.started.contains($0) }
     if !unexpected.isEmpty { throw failure("started, the model says not: \(unexpected)") }
