@@ -11,18 +11,28 @@ import Testing
 struct AppScopePatternTests {
   let server: TestServer
 
-  /// 16 MiB: far more than the socket buffers between client and server hold, so that a
-  /// client that stops mid-body cannot have handed the server the rest already.
-  static let body = Data(count: 16 << 20)
+  /// 8 MiB: twice what the socket buffers between client and server hold while the server
+  /// holds an upload (about 4 MiB, most of it the client's send buffer), so that a client that
+  /// stops mid-body cannot have handed the server the rest already.
+  static let body = Data(count: 8 << 20)
 
   init() throws {
     server = TestServer()
     try server.start()
   }
 
-  /// An upload the server reads at 256 KiB every 10 ms: about 0.7 s for the whole body.
-  func slowUpload(id: String) -> URL {
-    server.url("/upload?chunk=262144&interval_ms=10&id=\(id)")
+  /// The server reads this much of a held upload, then holds it until released.
+  nonisolated static let hold = 512 << 10
+
+  /// An upload the server holds after ``hold`` bytes, until `server.releaseUpload(id:)`: caught
+  /// in the middle, however busy the machine is.
+  func heldUpload(id: String) -> URL {
+    server.url("/upload?hold=\(Self.hold)&id=\(id)")
+  }
+
+  /// Returns once the server holds the upload `id`, mid-body.
+  func waitUntilHeld(_ id: String) async {
+    await server.expectRecord(id: id) { $0.requestBodyBytes >= Self.hold }
   }
 
   /// Returns once nothing runs under the outbox key of `app`: the last upload returned (and
@@ -35,24 +45,33 @@ struct AppScopePatternTests {
     }
   }
 
-  /// Returns once the server has read part of the body, `id`'s, and not all of it.
-  func waitUntilMidUpload(_ id: String) async {
-    await server.expectRecord(id: id) { record in
-      record.requestBodyBytes >= 1 << 20 && !record.isFinished
+  /// Returns once `app`'s bag holds nothing: its work ended.
+  nonisolated static func waitUntilEmpty(
+    _ app: AppScope, sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    await waitUntil("the app's bag is empty", sourceLocation: sourceLocation) {
+      app.cancelBag.count == 0
     }
+  }
+
+  /// Returns once `updates` says that nothing runs any more: the client's task has returned
+  /// (and given up its connection).
+  nonisolated static func waitUntilStopped(_ updates: AsyncStream<Bool>) async {
+    for await running in updates where !running { return }
   }
 
   @Test("keeps sending when the screen that sent it goes away: the whole body arrives")
   func outlivesTheScreen() async throws {
     let app = AppScope()
     var screen: ComposeScreen? = ComposeScreen(app: app)
-    screen?.send(Self.body, to: slowUpload(id: "outlives"))
-    await waitUntilMidUpload("outlives")
+    screen?.send(Self.body, to: heldUpload(id: "outlives"))
+    await waitUntilHeld("outlives")
     weak var released: ComposeScreen?
     released = screen
     screen = nil
     #expect(released == nil, "the upload's task holds the screen")
     #expect(app.cancelBag.isRunning(key: "outbox"))
+    server.releaseUpload(id: "outlives")
     let record = await server.expectRecord(id: "outlives") { $0.isFinished }
     #expect(record?.requestBodyBytes == Self.body.count)
     #expect(record?.completed == true)
@@ -65,11 +84,15 @@ struct AppScopePatternTests {
   func endsWithTheAppScope() async throws {
     var app: AppScope? = AppScope()
     var screen: ComposeScreen? = ComposeScreen(app: app!)
-    screen?.send(Self.body, to: slowUpload(id: "app-gone"))
-    await waitUntilMidUpload("app-gone")
+    screen?.send(Self.body, to: heldUpload(id: "app-gone"))
+    await waitUntilHeld("app-gone")
     screen = nil  // the upload goes on
-    #expect(server.record(id: "app-gone")?.isFinished == false)
+    #expect(app?.cancelBag.isRunning(key: "outbox") == true)
+    // The stream holds the bag's storage, not the app scope: it follows the upload's end.
+    let outbox = app!.cancelBag.runningUpdates(key: "outbox")
     app = nil  // its bag ends, ownerGone
+    await Self.waitUntilStopped(outbox)
+    server.releaseUpload(id: "app-gone")
     let record = await server.expectRecord(id: "app-gone") { $0.isFinished }
     #expect(record?.clientWentAway == true)
     #expect(record?.completed == false)
@@ -80,13 +103,15 @@ struct AppScopePatternTests {
   func cancelledBySignOut() async throws {
     let app = AppScope()
     let screen = ComposeScreen(app: app)
-    screen.send(Self.body, to: slowUpload(id: "signed-out"))
-    await waitUntilMidUpload("signed-out")
+    screen.send(Self.body, to: heldUpload(id: "signed-out"))
+    await waitUntilHeld("signed-out")
     app.signOut()
+    await Self.waitUntilOutboxIsIdle(app)
+    server.releaseUpload(id: "signed-out")
     let record = await server.expectRecord(id: "signed-out") { $0.isFinished }
     #expect(record?.clientWentAway == true)
+    #expect(record.map { $0.requestBodyBytes < Self.body.count } == true)
     #expect(screen.lastReply == nil)
-    await Self.waitUntilOutboxIsIdle(app)
     screen.send(Data(count: 1000), to: server.url("/upload?id=after-sign-out"))
     await Self.waitUntilOutboxIsIdle(app)
     #expect(screen.lastReply.map { String(decoding: $0, as: UTF8.self) } == "1000")
@@ -97,13 +122,14 @@ struct AppScopePatternTests {
     guard #available(iOS 16, macOS 13, tvOS 16, watchOS 9, *) else { return }
     let app = AppScope()
     var screen: ComposeScreen? = ComposeScreen(app: app)
-    // Read at 64 KiB every 50 ms, the body takes about 13 s. The limit counts from the launch:
-    // long enough for the request to reach the server on a machine busy with every other
-    // test, and well before the body is through.
-    let url = server.url("/upload?chunk=65536&interval_ms=50&id=deadline")
-    screen?.saveDraft(Self.body, to: url, within: .seconds(8))
-    await server.expectRecord(id: "deadline") { $0.requestBodyBytes > 0 }
+    // The limit counts from the launch: long enough for the request to reach the server even
+    // while other tests keep the machine busy. The server holds the upload until the limit
+    // has cut it.
+    screen?.saveDraft(Self.body, to: heldUpload(id: "deadline"), within: .seconds(5))
+    await waitUntilHeld("deadline")
     screen = nil
+    await Self.waitUntilEmpty(app)  // the deadline cut the upload
+    server.releaseUpload(id: "deadline")
     let record = await server.expectRecord(id: "deadline") { $0.isFinished }
     #expect(record?.clientWentAway == true)
     #expect(record.map { $0.requestBodyBytes < Self.body.count } == true)

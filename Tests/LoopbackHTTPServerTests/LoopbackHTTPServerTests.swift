@@ -114,34 +114,38 @@ struct LoopbackHTTPServerTests {
     #expect(record.completed)
   }
 
-  @Test("reads a paced upload a chunk at a time, and notes a client that leaves between chunks")
-  func pacedUploadIsReadInChunks() async throws {
+  @Test("holds an upload after the bytes asked for until released, and then reads the rest")
+  func heldUploadWaitsForItsRelease() async throws {
     let server = try startedServer()
     defer { server.stop() }
-    let body = [UInt8](repeating: 7, count: 40_000)
     let client = try RawClient(port: server.port)
     try client.send(
-      "POST /upload?id=paced&chunk=10000&interval_ms=20 HTTP/1.1\r\nHost: x\r\n"
-        + "Content-Length: \(body.count)\r\n\r\n")
-    try client.send(body)
-    // The whole body is sent at once; the server has read only part of it for a while.
-    let partway = await server.expectRecord(id: "paced") {
-      $0.requestBodyBytes > 0 && $0.requestBodyBytes < body.count
-    }
-    #expect(partway?.requestBodyBytes == 10_000)
+      "POST /upload?id=held&hold=10000 HTTP/1.1\r\nHost: x\r\nContent-Length: 40000\r\n\r\n")
+    try client.send([UInt8](repeating: 7, count: 40_000))
+    // The whole body is sent; the server reads up to the hold, and no further.
+    let held = await server.expectRecord(id: "held") { $0.requestBodyBytes >= 10_000 }
+    #expect(held?.requestBodyBytes == 10_000)
+    #expect(server.record(id: "held")?.requestBodyBytes == 10_000)
+    server.releaseUpload(id: "held")
     let response = try client.readResponse()
     #expect(String(decoding: response.body, as: UTF8.self) == "40000")
+  }
 
-    let leaving = try RawClient(port: server.port)
-    try leaving.send(
-      "POST /upload?id=paced-gone&chunk=10000&interval_ms=20 HTTP/1.1\r\nHost: x\r\n"
+  @Test("sees a client that left a held upload once the upload is released")
+  func heldUploadSeesTheClientLeaveOnRelease() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.send(
+      "POST /upload?id=held-gone&hold=10000 HTTP/1.1\r\nHost: x\r\n"
         + "Content-Length: 1000000\r\n\r\n")
-    try leaving.send([UInt8](repeating: 7, count: 30_000))
-    await server.expectRecord(id: "paced-gone") { $0.requestBodyBytes >= 10_000 }
-    leaving.close()
-    let record = await server.expectRecord(id: "paced-gone") { $0.isFinished }
+    try client.send([UInt8](repeating: 7, count: 30_000))
+    await server.expectRecord(id: "held-gone") { $0.requestBodyBytes >= 10_000 }
+    client.close()
+    server.releaseUpload(id: "held-gone")
+    let record = await server.expectRecord(id: "held-gone") { $0.isFinished }
     #expect(record?.clientWentAway == true)
-    #expect(record.map { $0.requestBodyBytes < 1_000_000 } == true)
+    #expect(record?.requestBodyBytes == 30_000)
   }
 
   @Test("answers Expect: 100-continue before reading an upload's body")
@@ -198,7 +202,7 @@ struct LoopbackHTTPServerTests {
     let response = try client.readResponse()
     #expect(response.status == 405)
     #expect(response.headers["allow"] == "POST, PUT")
-    try client.send("POST /upload?chunk=0 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
+    try client.send("POST /upload?hold=-1 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
     #expect(try client.readResponse().status == 400)
   }
 

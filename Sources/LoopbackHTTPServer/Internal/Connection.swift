@@ -92,24 +92,37 @@ final class Connection {
 
   /// Reads and discards `count` body bytes, reporting progress; false if the stream ended.
   ///
-  /// With a pace, takes at most `chunk` bytes at a time and watches the client for `interval`
-  /// nanoseconds in between: the client, held back by flow control, is still sending, and a
-  /// client that leaves is noticed at once.
+  /// With a hold, stops reading once the body has reached `hold.bytes` bytes, until the test
+  /// releases the upload `hold.id` (or the server stops): the client, held back by flow
+  /// control, is still sending.
   private func consume(
-    _ count: Int, pace: (chunk: Int, interval: UInt64)?, progress: (Int) -> Void
+    _ count: Int, hold: (bytes: Int, id: String)?, progress: (Int) -> Void
   ) -> Bool {
     var remaining = count
+    var holding = hold
     while remaining > 0 {
+      if let hold = holding, bodyBytesRead >= hold.bytes {
+        guard waitForRelease(of: hold.id) else { return false }
+        holding = nil
+      }
       if pending.isEmpty, !fill() { return false }
-      let taken = min(remaining, pending.count, pace?.chunk ?? .max)
+      let limit = holding.map { $0.bytes - bodyBytesRead } ?? .max
+      let taken = min(remaining, pending.count, limit)
       pending.removeFirst(taken)
       remaining -= taken
       progress(taken)
-      if let pace, remaining > 0, pace.interval > 0 {
-        guard watchPeer(until: DispatchTime.now().uptimeNanoseconds + pace.interval) else {
-          return false
-        }
-      }
+    }
+    return true
+  }
+
+  /// Waits until the held upload `id` is released; false if the server stops first.
+  ///
+  /// The client cannot be seen leaving meanwhile: its close is queued behind the body bytes
+  /// that the server holds back. It is seen once the server reads again.
+  private func waitForRelease(of id: String) -> Bool {
+    while !core.isUploadReleased(id: id) {
+      if core.isStopping { return false }
+      Socket.pause(milliseconds: 5)
     }
     return true
   }
@@ -136,17 +149,17 @@ final class Connection {
     case ended
   }
 
-  private func readBody(_ head: HTTPRequestHead, record: Int) -> BodyResult {
+  private func readBody(_ head: HTTPRequestHead, id: String, record: Int) -> BodyResult {
     let progress: (Int) -> Void = { [self] count in
       bodyBytesRead += count
       core.updateRecord(record) { $0.requestBodyBytes += count }
     }
-    let pace = Route.uploadPace(for: head)
-    // A paced upload is held back by flow control, not buffered by the kernel: the client is
-    // still sending while the server reads, and stops sending when it leaves.
-    if let pace { Socket.limitReceiveBuffer(fd, bytes: Int32(clamping: max(pace.chunk, 65_536))) }
+    let hold = Route.uploadHold(for: head).map { (bytes: $0, id: id) }
+    // A held upload is held back by flow control, not buffered by the kernel: the client is
+    // still sending when the server stops reading, and stops sending when it leaves.
+    if hold != nil { Socket.limitReceiveBuffer(fd, bytes: 65_536) }
     guard head.isChunked else {
-      return consume(head.contentLength ?? 0, pace: pace, progress: progress) ? .read : .ended
+      return consume(head.contentLength ?? 0, hold: hold, progress: progress) ? .read : .ended
     }
     while true {
       guard let line = readLine() else { return .ended }
@@ -154,7 +167,7 @@ final class Connection {
       guard let size = Int(sizeField.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0
       else { return .malformed }
       if size == 0 { break }
-      guard consume(size, pace: pace, progress: progress) else { return .ended }
+      guard consume(size, hold: hold, progress: progress) else { return .ended }
       guard let end = readLine() else { return .ended }
       guard end.isEmpty else { return .malformed }
     }
@@ -181,7 +194,7 @@ final class Connection {
           return finishGone(record)
         }
       }
-      switch readBody(head, record: record) {
+      switch readBody(head, id: id, record: record) {
       case .read:
         break
       case .ended:

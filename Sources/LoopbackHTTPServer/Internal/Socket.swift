@@ -242,7 +242,7 @@ enum Socket {
 
   /// Blocks the calling thread for about `milliseconds` (used only to back off).
   /// Caps the kernel's receive buffer of `fd` at `bytes`, ending its automatic growth: a
-  /// client that sends faster than the server reads is held back by flow control, instead of
+  /// client that sends while the server does not read is held back by flow control, instead of
   /// handing megabytes to the kernel.
   static func limitReceiveBuffer(_ fd: Int32, bytes: Int32) {
     var size = bytes
