@@ -122,13 +122,20 @@ struct AppScopePatternTests {
     guard #available(iOS 16, macOS 13, tvOS 16, watchOS 9, *) else { return }
     let app = AppScope()
     var screen: ComposeScreen? = ComposeScreen(app: app)
-    // The limit counts from the launch: long enough for the request to reach the server even
-    // while other tests keep the machine busy. The server holds the upload until the limit
-    // has cut it.
+    // The limit counts from the launch: a first post through the same app scope takes the
+    // cost of a first request (and whatever else makes the machine slow to start one) before
+    // the clock runs.
+    screen?.send(Data(count: 1000), to: server.url("/upload?id=first-post"))
+    await Self.waitUntilOutboxIsIdle(app)
+    let cancellations = Protected<[CancellationReason]>([])
+    app.cancelBag.observe { event in
+      if case .cancelled(let reason) = event.kind { cancellations.withLock { $0.append(reason) } }
+    }
     screen?.saveDraft(Self.body, to: heldUpload(id: "deadline"), within: .seconds(5))
     await waitUntilHeld("deadline")
     screen = nil
-    await Self.waitUntilEmpty(app)  // the deadline cut the upload
+    await Self.waitUntilEmpty(app)  // the limit cut the upload, which the server holds
+    #expect(cancellations.current == [.timedOut])
     server.releaseUpload(id: "deadline")
     let record = await server.expectRecord(id: "deadline") { $0.isFinished }
     #expect(record?.clientWentAway == true)

@@ -14,7 +14,7 @@ import Foundation
 /// saves, sync. It lives as long as the app.
 final class AppScope: AutoCancelOwner, Sendable {
   let cancelBag = CancelBag(label: "app")
-  let session = URLSession(configuration: .default)
+  let session = URLSession(configuration: .ephemeral)  // uploads and saves: nothing to cache
 
   /// The user signed out: nothing of theirs goes on.
   func signOut() {
