@@ -20,8 +20,10 @@ import Foundation
 /// - `POST|PUT /upload`: reads the body (`Content-Length` or chunked; `Expect: 100-continue`
 ///   honoured) and replies with its byte count as text. `hold=N` reads N body bytes, then
 ///   nothing until ``releaseUpload(id:)``: an upload caught in the middle, whose client flow
-///   control holds back (the connection's receive buffer is kept small). A client that leaves
-///   meanwhile is seen leaving once the upload is released.
+///   control holds back (the connection's receive buffer is kept small). `chunk=C&interval_ms=T`
+///   reads the body (the rest, after a hold) C bytes at a time, T ms apart (defaults:
+///   C = 65536, T = 10). A client that leaves is seen leaving once the server reads again and
+///   has read what the client had sent.
 /// - `/redirect?to=P&code=C`: status C (301, 302, 303, 307 or 308; default 302) with
 ///   `Location: P`, a path on this server (percent-encode its query: `to=/slow%3Fsize%3D10`),
 ///   any method. One hop; redirect to a `fault=stall` route for a redirect that then stalls.

@@ -25,9 +25,16 @@ struct AppScopePatternTests {
   nonisolated static let hold = 512 << 10
 
   /// An upload the server holds after ``hold`` bytes, until `server.releaseUpload(id:)`: caught
-  /// in the middle, however busy the machine is.
+  /// in the middle, however busy the machine is. Released, the rest is read at once.
   func heldUpload(id: String) -> URL {
     server.url("/upload?hold=\(Self.hold)&id=\(id)")
+  }
+
+  /// A held upload whose rest, once released, is read at 64 KiB every 20 ms (about 2.5 s in
+  /// all): a client that was cancelled before the release closes its connection, which its
+  /// session does a moment after its task ended, long before the rest could arrive.
+  func heldUploadReadSlowly(id: String) -> URL {
+    server.url("/upload?hold=\(Self.hold)&chunk=65536&interval_ms=20&id=\(id)")
   }
 
   /// Returns once the server holds the upload `id`, mid-body.
@@ -84,7 +91,7 @@ struct AppScopePatternTests {
   func endsWithTheAppScope() async throws {
     var app: AppScope? = AppScope()
     var screen: ComposeScreen? = ComposeScreen(app: app!)
-    screen?.send(Self.body, to: heldUpload(id: "app-gone"))
+    screen?.send(Self.body, to: heldUploadReadSlowly(id: "app-gone"))
     await waitUntilHeld("app-gone")
     screen = nil  // the upload goes on
     #expect(app?.cancelBag.isRunning(key: "outbox") == true)
@@ -103,7 +110,7 @@ struct AppScopePatternTests {
   func cancelledBySignOut() async throws {
     let app = AppScope()
     let screen = ComposeScreen(app: app)
-    screen.send(Self.body, to: heldUpload(id: "signed-out"))
+    screen.send(Self.body, to: heldUploadReadSlowly(id: "signed-out"))
     await waitUntilHeld("signed-out")
     app.signOut()
     await Self.waitUntilOutboxIsIdle(app)
@@ -131,7 +138,7 @@ struct AppScopePatternTests {
     app.cancelBag.observe { event in
       if case .cancelled(let reason) = event.kind { cancellations.withLock { $0.append(reason) } }
     }
-    screen?.saveDraft(Self.body, to: heldUpload(id: "deadline"), within: .seconds(5))
+    screen?.saveDraft(Self.body, to: heldUploadReadSlowly(id: "deadline"), within: .seconds(5))
     await waitUntilHeld("deadline")
     screen = nil
     await Self.waitUntilEmpty(app)  // the limit cut the upload, which the server holds

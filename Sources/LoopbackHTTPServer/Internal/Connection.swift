@@ -94,9 +94,11 @@ final class Connection {
   ///
   /// With a hold, stops reading once the body has reached `hold.bytes` bytes, until the test
   /// releases the upload `hold.id` (or the server stops): the client, held back by flow
-  /// control, is still sending.
+  /// control, is still sending. With a pace, reads the rest (after the hold) `chunk` bytes at
+  /// a time, watching the client for `interval` nanoseconds in between.
   private func consume(
-    _ count: Int, hold: (bytes: Int, id: String)?, progress: (Int) -> Void
+    _ count: Int, hold: (bytes: Int, id: String)?, pace: (chunk: Int, interval: UInt64)?,
+    progress: (Int) -> Void
   ) -> Bool {
     var remaining = count
     var holding = hold
@@ -106,11 +108,16 @@ final class Connection {
         holding = nil
       }
       if pending.isEmpty, !fill() { return false }
-      let limit = holding.map { $0.bytes - bodyBytesRead } ?? .max
+      let limit = holding.map { $0.bytes - bodyBytesRead } ?? pace?.chunk ?? .max
       let taken = min(remaining, pending.count, limit)
       pending.removeFirst(taken)
       remaining -= taken
       progress(taken)
+      if holding == nil, let pace, remaining > 0, pace.interval > 0 {
+        guard watchPeer(until: DispatchTime.now().uptimeNanoseconds + pace.interval) else {
+          return false
+        }
+      }
     }
     return true
   }
@@ -155,11 +162,13 @@ final class Connection {
       core.updateRecord(record) { $0.requestBodyBytes += count }
     }
     let hold = Route.uploadHold(for: head).map { (bytes: $0, id: id) }
-    // A held upload is held back by flow control, not buffered by the kernel: the client is
-    // still sending when the server stops reading, and stops sending when it leaves.
-    if hold != nil { Socket.limitReceiveBuffer(fd, bytes: 65_536) }
+    let pace = Route.uploadPace(for: head)
+    // A held or paced upload is held back by flow control, not buffered by the kernel: the
+    // client is still sending while the server reads little, and stops sending when it leaves.
+    if hold != nil || pace != nil { Socket.limitReceiveBuffer(fd, bytes: 65_536) }
     guard head.isChunked else {
-      return consume(head.contentLength ?? 0, hold: hold, progress: progress) ? .read : .ended
+      let read = consume(head.contentLength ?? 0, hold: hold, pace: pace, progress: progress)
+      return read ? .read : .ended
     }
     while true {
       guard let line = readLine() else { return .ended }
@@ -167,7 +176,7 @@ final class Connection {
       guard let size = Int(sizeField.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0
       else { return .malformed }
       if size == 0 { break }
-      guard consume(size, hold: hold, progress: progress) else { return .ended }
+      guard consume(size, hold: hold, pace: pace, progress: progress) else { return .ended }
       guard let end = readLine() else { return .ended }
       guard end.isEmpty else { return .malformed }
     }
