@@ -92,7 +92,9 @@ extension AutoCancelOwner {
   /// `deinit` (and so the cancellation) would never come first.
   ///
   /// `deliver` runs on the caller's actor, once, unless the owner went away first; it receives
-  /// the value, or the error (a `CancellationError` when the bag cancelled the task).
+  /// the value, or the error (a `CancellationError` when the bag cancelled the task). Both
+  /// closures are `sending`: they may capture values that are not `Sendable`, which then belong
+  /// to the task.
   ///
   /// ```swift
   /// @MainActor final class FeedScreen: AutoCancelOwner {
@@ -112,13 +114,12 @@ extension AutoCancelOwner {
     label: String? = nil,
     priority: TaskPriority? = nil,
     @_inheritActorContext _ load: sending @escaping @isolated(any) () async throws -> Value,
-    // `@Sendable`, not `sending`: with `sending`, Swift 6.3's region-based isolation checker
-    // rejects a main-actor owner calling this with inherited-isolation closures ("pattern
-    // that the region-based isolation checker does not understand").
+    // Async, though most callers pass a synchronous closure: Swift 6.3's region-based isolation
+    // checker rejects a synchronous `sending @isolated(any)` closure that inherits the caller's
+    // actor ("pattern that the region-based isolation checker does not understand"); an
+    // asynchronous one is checked.
     @_inheritActorContext then deliver:
-      @Sendable @escaping @isolated(any) (
-        Self, Result<Value, any Error>
-      ) -> Void
+      sending @escaping @isolated(any) (Self, Result<Value, any Error>) async -> Void
   ) -> Task<Void, Never> where Self: Sendable {
     cancelBag.task(key: key, label: label, priority: priority) { [weak self] in
       let result: Result<Value, any Error>
@@ -130,5 +131,60 @@ extension AutoCancelOwner {
       guard let self else { return }
       await deliver(self, result)
     }
+  }
+
+  /// Starts a task bound to this owner's lifetime under `key`, by `policy`, handing the result
+  /// back to the owner if it is still there.
+  ///
+  /// ``autoCancelTask(key:label:priority:_:then:)`` with a ``KeyPolicy``, as
+  /// ``CancelBag/task(key:policy:label:priority:operation:)`` launches it: `nil` when `policy`
+  /// refuses the launch (neither closure runs). `load` and then `deliver` are the task's
+  /// operation: the key runs until `deliver` returns, so that with ``KeyPolicy/enqueue`` each
+  /// result is delivered before the next load starts. A launch cancelled before it started
+  /// never runs `load`; `deliver` then receives `CancellationError`, if the owner is still
+  /// there.
+  ///
+  /// ```swift
+  /// @MainActor final class EditorScreen: AutoCancelOwner {
+  ///   let cancelBag = CancelBag()
+  ///   func saveTapped(_ draft: Draft, api: API) {
+  ///     autoCancelTask(key: "save", policy: .ignoreNew) {
+  ///       try await api.save(draft)
+  ///     } then: { screen, result in
+  ///       screen.showSaved(result)
+  ///     }
+  ///   }
+  /// }
+  /// ```
+  @discardableResult
+  public func autoCancelTask<Value: Sendable>(
+    key: any Hashable & Sendable,
+    policy: KeyPolicy,
+    label: String? = nil,
+    priority: TaskPriority? = nil,
+    @_inheritActorContext _ load: sending @escaping @isolated(any) () async throws -> Value,
+    @_inheritActorContext then deliver:
+      sending @escaping @isolated(any) (Self, Result<Value, any Error>) async -> Void
+  ) -> Task<Void, Never>? where Self: Sendable {
+    guard let (launch, name) = cancelBag.prepareTask(key: key, label: label, policy: policy)
+    else { return nil }
+    let task = Task.named(name, priority: priority) {
+      [weak self] in
+      defer { launch.returned() }
+      let result: Result<Value, any Error>
+      if await launch.starts(isolation: nil) {
+        do {
+          result = .success(try await load())
+        } catch {
+          result = .failure(error)
+        }
+      } else {
+        result = .failure(CancellationError())
+      }
+      guard let self else { return }
+      await deliver(self, result)
+    }
+    launch.cancellation.attach(task)
+    return task
   }
 }

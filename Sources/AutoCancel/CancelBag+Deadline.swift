@@ -49,8 +49,12 @@ extension CancelBag {
     priority: TaskPriority? = nil,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
-    let (task, registration) = launch(key: key, label: label, priority: priority, operation)
-    registration.cancel(after: timeout)
+    let (launch, name) = prepareTask(key: key, label: label)!  // never refused: a key replaces
+    let task = Task.named(name, priority: priority) {
+      try await launch.run(isolation: nil, operation)
+    }
+    launch.cancellation.attach(task)
+    launch.registration.cancel(after: timeout)
     return task
   }
 
@@ -68,8 +72,12 @@ extension CancelBag {
     priority: TaskPriority? = nil,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
-    let (task, registration) = launch(key: key, label: label, priority: priority, operation)
-    registration.cancel(after: timeout)
+    let (launch, name) = prepareTask(key: key, label: label)!  // never refused: a key replaces
+    let task = Task.named(name, priority: priority) {
+      await launch.run(isolation: nil, operation)
+    }
+    launch.cancellation.attach(task)
+    launch.registration.cancel(after: timeout)
     return task
   }
 }

@@ -19,9 +19,15 @@ extension CancelBag {
   ///
   /// If the bag has ended, the task starts already cancelled.
   ///
+  /// The task is named after its label and key (`"search [query]"`, SE-0469), where the
+  /// compiler and the runtime keep task names (Swift 6.2, iOS 26 / macOS 26); no name is made
+  /// for a task without a key.
+  ///
   /// - Parameters:
-  ///   - key: Latest wins: a task already in the bag under an equal key is cancelled.
-  ///   - label: A name shown in snapshots and events.
+  ///   - key: Latest wins: work in the bag under an equal key is cancelled, with reason
+  ///     ``CancellationReason/replaced`` (``KeyPolicy/replace``). For the other policies, see
+  ///     ``task(key:policy:label:priority:operation:)``.
+  ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel.
@@ -32,7 +38,13 @@ extension CancelBag {
     priority: TaskPriority? = nil,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
-    launch(key: key, label: label, priority: priority, operation).task
+    // Never refused: without a policy, a key replaces.
+    let (launch, name) = prepareTask(key: key, label: label)!
+    let task = Task.named(name, priority: priority) {
+      try await launch.run(isolation: nil, operation)
+    }
+    launch.cancellation.attach(task)
+    return task
   }
 
   /// Starts a non-throwing task bound to the bag.
@@ -52,63 +64,92 @@ extension CancelBag {
     priority: TaskPriority? = nil,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
-    launch(key: key, label: label, priority: priority, operation).task
-  }
-
-  /// Starts a task bound to the bag, with its registration.
-  ///
-  /// Inlinable, with the `task` methods that call it, so that it is specialized for the
-  /// caller's `Success`: generic code would look up the metadata of `Task<Success, _>` and
-  /// copy the task through value witnesses on every launch.
-  @inlinable
-  func launch<Success: Sendable>(
-    key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
-    _ operation: sending @escaping @isolated(any) () async throws -> Success
-  ) -> (task: Task<Success, any Error>, registration: CancelRegistration) {
-    // Safety: `operation` was sent to us; it moves into the task and is used nowhere else. The
-    // region checker cannot follow it through `launch`'s non-escaping closure.
-    nonisolated(unsafe) let operation = operation
-    return launch(key: key, label: label) { registration, cancellation in
-      Task(priority: priority) {
-        defer { registration.finish() }
-        cancellation.begin()
-        defer { cancellation.end() }
-        return try await operation()
-      }
+    // Never refused: without a policy, a key replaces.
+    let (launch, name) = prepareTask(key: key, label: label)!
+    let task = Task.named(name, priority: priority) {
+      await launch.run(isolation: nil, operation)
     }
+    launch.cancellation.attach(task)
+    return task
   }
 
-  /// The non-throwing form of `launch`.
-  @inlinable
-  func launch<Success: Sendable>(
-    key: (any Hashable & Sendable)?, label: String?, priority: TaskPriority?,
-    _ operation: sending @escaping @isolated(any) () async -> Success
-  ) -> (task: Task<Success, Never>, registration: CancelRegistration) {
-    // Safety: as in the throwing form, `operation` only moves into the task.
-    nonisolated(unsafe) let operation = operation
-    return launch(key: key, label: label) { registration, cancellation in
-      Task(priority: priority) {
-        defer { registration.finish() }
-        cancellation.begin()
-        defer { cancellation.end() }
-        return await operation()
-      }
-    }
-  }
-
-  /// Registers a task's cancellation, makes the task, and hands the task over.
+  /// Starts a task bound to the bag under `key`, by `policy`: at once, after the work under the
+  /// key, or not at all.
   ///
-  /// The registration comes first so that the task can finish it; a cancel that arrives
-  /// before the task exists is kept by `TaskCancellation` and applied by `attach`.
+  /// What the launch does when work under `key` is running (see ``KeyPolicy``):
+  ///
+  /// - ``KeyPolicy/replace``: cancels that work, with reason ``CancellationReason/replaced``,
+  ///   and starts.
+  /// - ``KeyPolicy/ignoreNew``: returns `nil`; the operation never runs.
+  /// - ``KeyPolicy/enqueue``: starts once everything before it under the key has returned, in
+  ///   launch order.
+  /// - ``KeyPolicy/runConcurrently``: starts beside it.
+  ///
+  /// ```swift
+  /// func saveTapped() {
+  ///   let save = cancelBag.task(key: "save", policy: .ignoreNew) { [document] in
+  ///     try await api.save(document)
+  ///   }
+  ///   if save == nil { log("already saving: tap ignored") }
+  /// }
+  /// ```
+  ///
+  /// The operation runs only if the task was not cancelled before it started: a launch that is
+  /// cancelled while it waits for its turn (by itself, `cancelAll`, `end`, a replacing launch
+  /// under its key or ``cancel(key:reason:)``), or launched on a bag that has ended, never runs
+  /// its operation, and its task throws `CancellationError`. (The forms without a policy start
+  /// the operation already cancelled instead, so that the non-throwing form can return its
+  /// value.) A waiting launch is registered from the start: it counts in ``count`` and in
+  /// ``isRunning(key:)``, and a `Task` handle cancelled while it waits takes it out of the
+  /// queue.
+  ///
+  /// Otherwise the same as ``task(key:label:priority:operation:)->Task<Success,Error>``: the
+  /// operation inherits the caller's actor, its task is named after `label` and `key`, and it
+  /// leaves the bag, giving its key back, as the operation returns.
+  ///
+  /// - Parameters:
+  ///   - key: The key. Keys compare as `AnyHashable` does.
+  ///   - policy: What to do when work under `key` runs.
+  ///   - label: A name shown in snapshots and events, and the task's name.
+  ///   - priority: The task's priority.
+  ///   - operation: The work.
+  /// - Returns: The task, to await or cancel; `nil` if `policy` refused the launch.
+  @inlinable @discardableResult
+  public func task<Success: Sendable>(
+    key: any Hashable & Sendable,
+    policy: KeyPolicy,
+    label: String? = nil,
+    priority: TaskPriority? = nil,
+    @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
+  ) -> Task<Success, any Error>? {
+    guard let (launch, name) = prepareTask(key: key, label: label, policy: policy) else {
+      return nil
+    }
+    let task = Task.named(name, priority: priority) {
+      try await launch.runIfStarted(isolation: nil, operation)
+    }
+    launch.cancellation.attach(task)
+    return task
+  }
+
+  /// Registers a task about to be launched, and names it: nil if `policy` refuses it.
+  ///
+  /// The registration comes before the task, so that the task can finish it; a cancel that
+  /// arrives before the task exists is kept by `TaskCancellation` and applied by `attach`.
+  /// Inlinable, with the launchers, so that each is specialized for the caller's `Success`:
+  /// generic code would look up the metadata of `Task<Success, _>` and copy the task through
+  /// value witnesses on every launch.
   @inlinable
-  func launch<Launched: CancellableTask>(
-    key: (any Hashable & Sendable)?, label: String?,
-    _ makeTask: (CancelRegistration, TaskCancellation) -> Launched
-  ) -> (task: Launched, registration: CancelRegistration) {
+  func prepareTask(
+    key: (any Hashable & Sendable)?, label: String?, policy: KeyPolicy = .replace
+  ) -> (launch: BagTask, name: String?)? {
     let cancellation = TaskCancellation()
-    let registration = add(cancellation, key: key, label: label)
-    let task = makeTask(registration, cancellation)
-    cancellation.attach(task)
-    return (task, registration)
+    // Compared, not bound: binding would copy the key, an existential, on every launch.
+    guard key != nil else {
+      let registration = add(cancellation, label: label)
+      // A task without a key is named after its label alone: no string is made.
+      return (BagTask(cancellation: cancellation, registration: registration, turn: nil), label)
+    }
+    return core.launch(cancellation, key: key, label: label, policy: policy)
   }
 }

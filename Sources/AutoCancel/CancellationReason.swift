@@ -23,6 +23,7 @@ public struct CancellationReason: Sendable, Hashable, CustomStringConvertible {
     case ownerGone
     case explicit
     case replaced
+    case duplicate
     case timedOut
     case parentEnded
     case linkEnded
@@ -42,6 +43,14 @@ public struct CancellationReason: Sendable, Hashable, CustomStringConvertible {
 
   /// Newer work was added under the same key.
   public static let replaced = CancellationReason(.replaced)
+
+  /// The work was added under a key that already runs, with ``KeyPolicy/ignoreNew``: the work
+  /// under the key is kept, and this work, which already runs, is cancelled at once.
+  ///
+  /// ```swift
+  /// cancelBag.add(refresh, key: "refresh", policy: .ignoreNew)  // cancelled if one runs
+  /// ```
+  public static let duplicate = CancellationReason(.duplicate)
 
   /// A timeout of the item or a deadline of its bag passed.
   public static let timedOut = CancellationReason(.timedOut)
@@ -65,6 +74,7 @@ public struct CancellationReason: Sendable, Hashable, CustomStringConvertible {
     case .ownerGone: "owner gone"
     case .explicit: "explicit"
     case .replaced: "replaced"
+    case .duplicate: "duplicate"
     case .timedOut: "timed out"
     case .parentEnded: "parent ended"
     case .linkEnded: "link ended"

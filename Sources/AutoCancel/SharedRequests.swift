@@ -81,18 +81,21 @@ public final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Se
   private func start(
     _ key: Key, _ entryID: UInt64, _ operation: @escaping @Sendable () async throws -> Value
   ) {
-    let (task, registration) = bag.launch(key: nil, label: nil, priority: nil) {
-      [state] () async -> Void in
-      let result: Result<Value, any Error>
-      do {
-        result = .success(try await operation())
-      } catch {
-        result = .failure(error)
+    let launch = bag.prepareTask(key: nil, label: nil)!.launch  // never refused: no key
+    let task = Task.named(nil, priority: nil) { [state] () async -> Void in
+      await launch.run(isolation: nil) {
+        let result: Result<Value, any Error>
+        do {
+          result = .success(try await operation())
+        } catch {
+          result = .failure(error)
+        }
+        let waiters = state.withLock { $0.complete(key, entryID, with: result) }
+        for waiter in waiters { waiter.resume(with: result) }
       }
-      let waiters = state.withLock { $0.complete(key, entryID, with: result) }
-      for waiter in waiters { waiter.resume(with: result) }
     }
-    _ = task
+    launch.cancellation.attach(task)
+    let registration = launch.registration
     let abandoned = state.withLock { $0.setRegistration(registration, key: key, entryID: entryID) }
     if abandoned { registration.cancel(reason: .ownerGone) }
   }

@@ -18,7 +18,12 @@ import Foundation
 /// - `GET /delay?ms=T&size=N`: the response head after T ms, then N bytes.
 /// - `GET /status?code=C`: status C (200...599) with a small text body.
 /// - `POST|PUT /upload`: reads the body (`Content-Length` or chunked; `Expect: 100-continue`
-///   honoured) and replies with its byte count as text.
+///   honoured) and replies with its byte count as text. `hold=N` reads N body bytes, then
+///   nothing until ``releaseUpload(id:)``: an upload caught in the middle, whose client flow
+///   control holds back (the connection's receive buffer is kept small). `chunk=C&interval_ms=T`
+///   reads the body (the rest, after a hold) C bytes at a time, T ms apart (defaults:
+///   C = 65536, T = 10). A client that leaves is seen leaving once the server reads again and
+///   has read what the client had sent.
 /// - `/redirect?to=P&code=C`: status C (301, 302, 303, 307 or 308; default 302) with
 ///   `Location: P`, a path on this server (percent-encode its query: `to=/slow%3Fsize%3D10`),
 ///   any method. One hop; redirect to a `fault=stall` route for a redirect that then stalls.
@@ -179,6 +184,17 @@ public final class LoopbackHTTPServer: Sendable {
   /// let cancelled = server.records.filter(\.clientWentAway)
   /// ```
   public var records: [RequestRecord] { core.records }
+
+  /// Lets the upload `id`, held by `hold=N`, read the rest of its body. Safe to call before the
+  /// upload reaches its hold, and more than once.
+  ///
+  /// ```swift
+  /// await server.waitForRecord(id: "post") { $0.requestBodyBytes >= 65_536 }  // held
+  /// server.releaseUpload(id: "post")
+  /// ```
+  public func releaseUpload(id: String) {
+    core.releaseUpload(id: id)
+  }
 
   /// The latest record whose id is `id`, or `nil` if there is none yet.
   ///

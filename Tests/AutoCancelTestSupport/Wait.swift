@@ -23,6 +23,28 @@ package func waitUntil(
   _ what: @autoclosure () -> String, timeout: Double = waitBound,
   sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async -> Bool {
+  await poll(isolation: nil, what(), timeout: timeout, sourceLocation, condition)
+}
+
+/// ``waitUntil(_:timeout:sourceLocation:_:)`` for state that only the main actor may read:
+/// `condition` runs on the main actor, and main-actor work runs between its checks.
+///
+/// ```swift
+/// await waitUntilOnMainActor("the model shows the save") { model.isSaving }
+/// ```
+@MainActor @discardableResult
+package func waitUntilOnMainActor(
+  _ what: @autoclosure () -> String, timeout: Double = waitBound,
+  sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+) async -> Bool {
+  await poll(isolation: MainActor.shared, what(), timeout: timeout, sourceLocation, condition)
+}
+
+/// The bounded wait of both forms, on `isolation`.
+private func poll(
+  isolation: isolated (any Actor)?, _ what: @autoclosure () -> String, timeout: Double,
+  _ sourceLocation: SourceLocation, _ condition: () -> Bool
+) async -> Bool {
   let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1_000_000_000)
   var polls = 0
   while !condition() {

@@ -36,8 +36,81 @@ private final class FeedScreen: AutoCancelOwner {
   }
 }
 
+/// State that is not `Sendable`, such as a formatter or a draft being edited.
+private final class Draft {
+  var text = "draft"
+}
+
+/// A main-actor owner that saves with a policy.
+@MainActor
+private final class EditorScreen: AutoCancelOwner {
+  let cancelBag = CancelBag(label: "EditorScreen")
+  var saved: [Result<String, any Error>] = []
+
+  /// The documented shape, with a key and a policy; `then` captures a value that is not
+  /// `Sendable`, which `sending` allows.
+  func save(
+    policy: KeyPolicy, _ load: @escaping @Sendable () async throws -> String
+  ) -> Task<Void, Never>? {
+    let draft = Draft()
+    return autoCancelTask(key: "save", policy: policy) {
+      try await load()
+    } then: { screen, result in
+      draft.text = (try? result.get()) ?? draft.text
+      screen.saved.append(result.map { _ in draft.text })
+    }
+  }
+}
+
 @Suite("An AutoCancelOwner", timeLimit(minutes: 1))
 struct AutoCancelOwnerTests {
+  @Test("launches autoCancelTask with a policy: nil when refused, and neither closure runs")
+  @MainActor
+  func autoCancelTaskWithAPolicyIsRefused() async {
+    let screen = EditorScreen()
+    let log = OperationLog()
+    let first = screen.save(policy: .ignoreNew) {
+      _ = await log.operation("first")()
+      return "saved"
+    }
+    await log.waitUntilStarted("first")
+    let refused = screen.save(policy: .ignoreNew) { "never" }
+    #expect(first != nil)
+    #expect(refused == nil)
+    log.release("first")
+    await first?.value
+    #expect(screen.saved.count == 1)
+    #expect((try? screen.saved.first?.get()) == "saved")
+    #expect(!screen.cancelBag.isRunning(key: "save"))
+  }
+
+  @Test(
+    "delivers CancellationError, without loading, when a launch with a policy is cancelled before it starts"
+  )
+  @MainActor
+  func autoCancelTaskWithAPolicyDeliversACancellation() async {
+    let screen = EditorScreen()
+    let log = OperationLog()
+    let loads = Protected(0)
+    let first = screen.save(policy: .enqueue) {
+      _ = await log.operation("first")()
+      return "first"
+    }
+    let waiting = screen.save(policy: .enqueue) {
+      loads.withLock { $0 += 1 }
+      return "waiting"
+    }
+    await log.waitUntilStarted("first")
+    screen.cancelBag.cancelAll()  // the page was left; the screen stays
+    await waiting?.value
+    #expect(loads.current == 0)
+    #expect(screen.saved.count == 1)
+    #expect(screen.saved.first.map { (try? $0.get()) == nil } == true)
+    log.release("first")
+    await first?.value
+    #expect(screen.saved.count == 2)
+  }
+
   @Test("binds class work to its lifetime with autoCancel")
   func autoCancelBindsClassWork() {
     let probe = RecordingWork()

@@ -164,6 +164,23 @@ struct CancelBagTaskTests {
   }
 }
 
+#if compiler(>=6.2)
+  @Suite("The name of a bag task", timeLimit(minutes: 1))
+  struct CancelBagTaskNameTests {
+    @Test("is its label and its key, the label alone, the key alone, or none")
+    func isTheLabelAndTheKey() async throws {
+      guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
+      let bag = CancelBag()
+      #expect(await bag.task(key: "refresh", label: "load") { Task.name }.value == "load [refresh]")
+      #expect(await bag.task(label: "load") { Task.name }.value == "load")
+      #expect(await bag.task(key: 42) { Task.name }.value == "[42]")
+      #expect(await bag.task { Task.name }.value == nil)
+      let policy = bag.task(key: "save", policy: .ignoreNew, label: "save") { Task.name }
+      #expect(try await policy?.value == "save [save]")
+    }
+  }
+#endif
+
 @Suite("The reason of a bag task", timeLimit(minutes: 1))
 struct CancellationReasonScopeTests {
   @Test("does not leak into an unstructured task made inside it that nobody cancelled")

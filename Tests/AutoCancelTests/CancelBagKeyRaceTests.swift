@@ -43,3 +43,172 @@ struct CancelBagKeyRaceTests {
     #expect(works[rounds - 1].reasons == [.explicit])
   }
 }
+
+/// Counts the operations running at once, and the most that ever did.
+private final class Concurrency: Sendable {
+  private let state = Protected((running: 0, most: 0, ran: 0))
+
+  /// Runs `body` as one more operation running at once.
+  func run(_ body: () async -> Void) async {
+    state.withLock { state in
+      state.running += 1
+      state.ran += 1
+      state.most = max(state.most, state.running)
+    }
+    await body()
+    state.withLock { $0.running -= 1 }
+  }
+
+  var most: Int { state.current.most }
+  var ran: Int { state.current.ran }
+}
+
+/// Sleeps until the task is cancelled: thousands of tasks wait this way at once, so they must
+/// not poll (``suspendUntilCancelled()`` would wake each of them every millisecond).
+private func sleepUntilCancelled() async {
+  try? await Task.sleep(nanoseconds: 3_600_000_000_000)
+}
+
+@Suite("A CancelBag's key policies, raced", timeLimit(minutes: 2))
+struct CancelBagKeyPolicyRaceTests {
+  static let threads = 4
+  static var launchesPerThread: Int { StressScale.underSanitizer ? 150 : 1_000 }
+
+  @Test(
+    "ignoreNew never lets two operations run at once, while launches race with returns",
+    arguments: TestSeed.seeds([0x5EED_1001, 0x5EED_1002]))
+  func ignoreNewKeepsOneAtATime(seed: UInt64) async throws {
+    let bag = CancelBag()
+    let concurrency = Concurrency()
+    let launched = Protected<[Task<Void, any Error>]>([])
+    let refused = Protected(0)
+    await onThreads(Self.threads) { index in
+      var random = SeededGenerator(seed: SeededGenerator.derive(seed, index + 1))
+      for _ in 0..<Self.launchesPerThread {
+        let yields = random.below(3)
+        let task = bag.task(key: "save", policy: .ignoreNew) {
+          await concurrency.run { for _ in 0..<yields { await Task.yield() } }
+        }
+        if let task {
+          launched.withLock { $0.append(task) }
+        } else {
+          refused.withLock { $0 += 1 }
+        }
+      }
+    }
+    for task in launched.current { try await task.value }
+    let context = "\(TestSeed.describe(seed)), \(refused.current) refused"
+    #expect(concurrency.most == 1, "\(context)")
+    // Every launch let through ran its operation, once; none was lost.
+    #expect(concurrency.ran == launched.current.count, "\(context)")
+    #expect(launched.current.count + refused.current == Self.threads * Self.launchesPerThread)
+    #expect(bag.count == 0 && !bag.isRunning(key: "save"), "\(context)")
+    #expect(try await bag.task(key: "save", policy: .ignoreNew) {}?.value != nil)
+  }
+
+  @Test(
+    "enqueue starts one at a time, in launch order, while launches race with returns and cancels",
+    arguments: TestSeed.seeds([0x5EED_2001, 0x5EED_2002]))
+  func enqueueStartsInLaunchOrder(seed: UInt64) async throws {
+    let bag = CancelBag()
+    let concurrency = Concurrency()
+    // The order of the launches is the order of their registrations: the bag's item numbers.
+    let sequences = Protected<[String: UInt64]>([:])
+    bag.observe { event in
+      if event.kind == .registered, let label = event.item.label {
+        sequences.withLock { $0[label] = event.item.id }
+      }
+    }
+    let starts = Protected<[String]>([])
+    let launched = Protected<[(label: String, task: Task<Void, any Error>, cancelled: Bool)]>([])
+    await onThreads(Self.threads) { index in
+      var random = SeededGenerator(seed: SeededGenerator.derive(seed, index + 1))
+      for step in 0..<Self.launchesPerThread {
+        let label = "\(index).\(step)"
+        let task = bag.task(key: "sync", policy: .enqueue, label: label) {
+          starts.withLock { $0.append(label) }
+          await concurrency.run { await Task.yield() }
+        }!
+        // A tenth of the launches are cancelled at once, most while they wait for their turn.
+        let cancels = random.chance(10)
+        if cancels { task.cancel() }
+        launched.withLock { $0.append((label, task, cancels)) }
+      }
+    }
+    var results: [(label: String, result: Result<Void, any Error>, cancelled: Bool)] = []
+    for (label, task, cancelled) in launched.current {
+      results.append((label, await task.result, cancelled))
+    }
+    // Every task has ended: every operation that ran has started.
+    let started = Set(starts.current)
+    var ranCancelled = 0
+    var problems: [String] = []
+    for (label, result, cancelled) in results {
+      if !cancelled {
+        if !started.contains(label) { problems.append("\(label) never started") }
+        if case .failure(let error) = result { problems.append("\(label) threw \(error)") }
+      } else if started.contains(label) {
+        ranCancelled += 1  // cancelled after it started: it ran to its end
+      } else if case .success = result {
+        problems.append("\(label), cancelled before it started, returned")
+      }
+    }
+    let problemCount = problems.count
+    #expect(problemCount == 0, "\(problems.prefix(5)), \(TestSeed.describe(seed))")
+    let order = starts.current.map { sequences.current[$0]! }
+    let inversion = zip(order, order.dropFirst()).first { $0 > $1 }
+    #expect(concurrency.most == 1, "\(TestSeed.describe(seed))")
+    #expect(
+      inversion == nil,
+      "launch #\(inversion?.0 ?? 0) started before #\(inversion?.1 ?? 0), \(TestSeed.describe(seed))"
+    )
+    #expect(started.count == starts.current.count, "an operation ran twice")
+    #expect(bag.count == 0 && !bag.isRunning(key: "sync"))
+    print(
+      "enqueue race, \(TestSeed.describe(seed)): \(order.count) started, \(ranCancelled) "
+        + "of them cancelled after starting")
+  }
+
+  @Test(
+    "a replacing launch cancels every task launched beside before it, and none after it",
+    arguments: TestSeed.seeds([0x5EED_3001, 0x5EED_3002]))
+  func replaceCancelsEverythingBeforeIt(seed: UInt64) async throws {
+    let bag = CancelBag()
+    let events = Protected<[UInt64: [CancelBagEvent.Kind]]>([:])
+    bag.observe { event in events.withLock { $0[event.item.id, default: []].append(event.kind) } }
+    let launched = Protected<[Task<Void, any Error>]>([])
+    let replacer = Protected<UInt64?>(nil)
+    var random = SeededGenerator(seed: seed)
+    let replaceAt = random.below(Self.launchesPerThread)
+    await onThreads(Self.threads) { index in
+      for step in 0..<Self.launchesPerThread {
+        if index == 0 && step == replaceAt {
+          // The replacing launch: its item number divides the others into before and after.
+          let task = bag.task(key: "prefetch", policy: .replace, label: "replacer") {
+            await sleepUntilCancelled()
+          }!
+          launched.withLock { $0.append(task) }
+          let id = bag.snapshot().first { $0.label == "replacer" }?.id
+          replacer.withLock { $0 = id }
+          continue
+        }
+        let task = bag.task(key: "prefetch", policy: .runConcurrently) {
+          await sleepUntilCancelled()
+        }!
+        launched.withLock { $0.append(task) }
+      }
+    }
+    bag.cancelAll(reason: .custom("done"))
+    for task in launched.current { _ = await task.result }
+    let replacerID = try #require(replacer.current)
+    for (id, kinds) in events.current {
+      let terminals = kinds.filter { $0 != .registered }
+      #expect(terminals.count == 1, "item \(id): \(kinds), \(TestSeed.describe(seed))")
+      let expected: CancelBagEvent.Kind =
+        id < replacerID ? .cancelled(.replaced) : .cancelled(.custom("done"))
+      #expect(terminals.first == expected, "item \(id) of replacer \(replacerID): \(kinds)")
+    }
+    #expect(events.current.count == Self.threads * Self.launchesPerThread)
+    #expect(!bag.isRunning(key: "prefetch"))
+  }
+}

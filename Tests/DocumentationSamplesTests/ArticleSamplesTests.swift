@@ -4,6 +4,8 @@ import Testing
 /// An article and the file of this target that holds its samples.
 struct ArticleSamples: Sendable, CustomTestStringConvertible {
   var article: String
+  /// Relative to this target's folder: `../AutoCancelNetworkingTests/…` for samples that need
+  /// a module this target does not link, compiled and tested where they are.
   var samples: String
   /// Only the article's Swift blocks that contain this text are samples of this target.
   var onlyBlocksContaining: String?
@@ -23,6 +25,15 @@ struct ArticleSamplesTests {
     ArticleSamples(
       article: "Sources/AutoCancel/AutoCancel.docc/ComingFromCombineOrRxSwift.md",
       samples: "CombineSamples.swift"),
+    ArticleSamples(
+      article: "Sources/AutoCancel/AutoCancel.docc/KeysAndPolicies.md",
+      samples: "KeysAndPoliciesSamples.swift"),
+    ArticleSamples(
+      article: "Sources/AutoCancel/AutoCancel.docc/NamingAndStartingTasks.md",
+      samples: "NamingAndStartingTasksSamples.swift"),
+    ArticleSamples(
+      article: "Sources/AutoCancel/AutoCancel.docc/OutlivingTheOwner.md",
+      samples: "../AutoCancelNetworkingTests/AppScopeSamples.swift"),
     ArticleSamples(
       article: "Sources/AutoCancel/AutoCancel.docc/MigratingFromObjectiveC.md",
       samples: "MigrationSamples.swift", onlyBlocksContaining: "import AutoCancelObjC"),

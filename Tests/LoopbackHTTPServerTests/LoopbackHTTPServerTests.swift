@@ -114,6 +114,58 @@ struct LoopbackHTTPServerTests {
     #expect(record.completed)
   }
 
+  @Test("holds an upload after the bytes asked for until released, and then reads the rest")
+  func heldUploadWaitsForItsRelease() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.send(
+      "POST /upload?id=held&hold=10000 HTTP/1.1\r\nHost: x\r\nContent-Length: 40000\r\n\r\n")
+    try client.send([UInt8](repeating: 7, count: 40_000))
+    // The whole body is sent; the server reads up to the hold, and no further.
+    let held = await server.expectRecord(id: "held") { $0.requestBodyBytes >= 10_000 }
+    #expect(held?.requestBodyBytes == 10_000)
+    #expect(server.record(id: "held")?.requestBodyBytes == 10_000)
+    server.releaseUpload(id: "held")
+    let response = try client.readResponse()
+    #expect(String(decoding: response.body, as: UTF8.self) == "40000")
+  }
+
+  @Test("reads a paced upload a chunk at a time")
+  func pacedUploadIsReadInChunks() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.send(
+      "POST /upload?id=paced&chunk=10000&interval_ms=20 HTTP/1.1\r\nHost: x\r\n"
+        + "Content-Length: 40000\r\n\r\n")
+    try client.send([UInt8](repeating: 7, count: 40_000))
+    // The whole body is sent; the server reads one chunk, then pauses.
+    let partway = await server.expectRecord(id: "paced") {
+      $0.requestBodyBytes > 0 && $0.requestBodyBytes < 40_000
+    }
+    #expect(partway?.requestBodyBytes == 10_000)
+    let response = try client.readResponse()
+    #expect(String(decoding: response.body, as: UTF8.self) == "40000")
+  }
+
+  @Test("sees a client that left a held upload once the upload is released")
+  func heldUploadSeesTheClientLeaveOnRelease() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.send(
+      "POST /upload?id=held-gone&hold=10000 HTTP/1.1\r\nHost: x\r\n"
+        + "Content-Length: 1000000\r\n\r\n")
+    try client.send([UInt8](repeating: 7, count: 30_000))
+    await server.expectRecord(id: "held-gone") { $0.requestBodyBytes >= 10_000 }
+    client.close()
+    server.releaseUpload(id: "held-gone")
+    let record = await server.expectRecord(id: "held-gone") { $0.isFinished }
+    #expect(record?.clientWentAway == true)
+    #expect(record?.requestBodyBytes == 30_000)
+  }
+
   @Test("answers Expect: 100-continue before reading an upload's body")
   func uploadAnswersExpectContinueBeforeReadingTheBody() async throws {
     let server = try startedServer()
@@ -168,6 +220,10 @@ struct LoopbackHTTPServerTests {
     let response = try client.readResponse()
     #expect(response.status == 405)
     #expect(response.headers["allow"] == "POST, PUT")
+    try client.send("POST /upload?hold=-1 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
+    #expect(try client.readResponse().status == 400)
+    try client.send("POST /upload?chunk=0 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
+    #expect(try client.readResponse().status == 400)
   }
 
   @Test("names the record after the request-ID header when no id parameter is given")

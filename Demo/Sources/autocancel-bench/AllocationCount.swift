@@ -23,6 +23,9 @@ enum AllocationCount {
     case oneLiner = "oneliner"
     /// Launch a task and await it (S6; AutoCancel, which is `bag.task { }`, and Task only).
     case taskLaunch = "task-launch"
+    /// Launch a task with a label and a key, and await it (AutoCancel only): what a named,
+    /// keyed launch costs beyond `task-launch`.
+    case taskLaunchKeyed = "task-launch-keyed"
   }
 
   /// Implementations the mode can run.
@@ -33,7 +36,9 @@ enum AllocationCount {
   /// Runs `operation` of the implementation `name` a few times as a warm-up, then `count`
   /// times. Returns false when the pair does not exist.
   static func run(_ operation: Operation, implementation name: String, count: Int) -> Bool {
-    if operation == .taskLaunch { return runTaskLaunches(implementation: name, count: count) }
+    if operation == .taskLaunch || operation == .taskLaunchKeyed {
+      return runTaskLaunches(operation, implementation: name, count: count)
+    }
     guard let impl = implementations.first(where: { $0.name == name }) else { return false }
     let body: (Int) -> Double
     switch operation {
@@ -41,7 +46,7 @@ enum AllocationCount {
     case .bagWithOne: body = { impl.addLiveThenEnd(1, $0) }
     case .bagOfTen: body = { impl.addLiveThenEnd(10, $0) }
     case .addFinish: body = { impl.addThenFinish($0, 0) }
-    case .taskLaunch:
+    case .taskLaunch, .taskLaunchKeyed:
       return false
     case .oneLiner:
       switch name {
@@ -58,11 +63,14 @@ enum AllocationCount {
   /// S6's launches, from a task the calling thread waits for. The wait keeps the process's
   /// top-level code from awaiting: valgrind 3.19 stops with an internal error in this
   /// process once it has, and counting under valgrind is what this mode is for.
-  private static func runTaskLaunches(implementation name: String, count: Int) -> Bool {
+  private static func runTaskLaunches(
+    _ operation: Operation, implementation name: String, count: Int
+  ) -> Bool {
     let launches: @Sendable (Int) async -> Double
-    switch name {
-    case "AutoCancel": launches = { await TaskBodies.bagTask(count: $0) }
-    case "Task": launches = { await TaskBodies.bareTask(count: $0) }
+    switch (name, operation) {
+    case ("AutoCancel", .taskLaunch): launches = { await TaskBodies.bagTask(count: $0) }
+    case ("AutoCancel", .taskLaunchKeyed): launches = { await TaskBodies.keyedBagTask(count: $0) }
+    case ("Task", .taskLaunch): launches = { await TaskBodies.bareTask(count: $0) }
     default: return false
     }
     let done = DispatchSemaphore(value: 0)

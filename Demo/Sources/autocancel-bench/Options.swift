@@ -39,7 +39,7 @@ struct Options {
                         run OPERATION of one implementation N times and print nothing, for
                         an allocation counter (scripts/bench-allocations.sh runs it under
                         valgrind's DHAT): empty-bag, bag-with-one, bag-of-10, add-finish,
-                        oneliner, task-launch
+                        oneliner, task-launch, task-launch-keyed
       --operations N    how many times --count-allocations repeats (default 1000)
       --help            show this help
     """

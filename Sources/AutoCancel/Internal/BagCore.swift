@@ -113,30 +113,70 @@ struct BagCore: Sendable {
     _ work: StoredWork, flags: ItemFlags, reporter: (any FinishReporting & AnyObject)?,
     details: ItemDetails?
   ) -> Ticket {
+    switch place(work, flags: flags, reporter: reporter, details: details) {
+    case .added(let ticket):
+      return ticket
+    case .refused:
+      // Work that already runs cannot be left unstarted: it is cancelled, as on an ended bag.
+      work._cancel(for: .duplicate)
+      return .inactive
+    case .rejected:
+      return .inactive
+    }
+  }
+
+  /// Where work given to the bag went.
+  private enum Placement {
+    /// Registered, with this ticket.
+    case added(Ticket)
+    /// Not registered: its key runs, and its policy ignores newcomers. Nothing was cancelled.
+    case refused
+    /// Not registered: the bag had ended, and the work was cancelled with its end reason.
+    case rejected
+  }
+
+  /// Registers `work` by its details (key and policy), cancels what it replaces, tells
+  /// observers, and sweeps finish-reporting work when due.
+  private func place(
+    _ work: StoredWork, flags: ItemFlags, reporter: (any FinishReporting & AnyObject)?,
+    details: ItemDetails?
+  ) -> Placement {
     let outcome: AddOutcome = withLock { state in
-      if let reason = state.endReason { return .rejected(reason) }
-      let (ticket, replaced) = state.insert(
-        work, flags: flags, reporter: reporter, details: details)
-      let sweepWork =
-        reporter == nil
-        ? SweepWork(nil, joinsReaper: false)
-        : SweepWork(state.takeFinishReportersIfDue(), joinsReaper: state.joinsReaper())
-      return .added(
-        ticket, replaced: replaced, observers: state.observersToNotify, sweepWork: sweepWork)
+      if let reason = state.endReason {
+        // A launch on an ended bag never holds its key.
+        if case .task(let turn)? = details?.hold { _ = turn.cancel() }
+        return .rejected(reason)
+      }
+      switch state.insert(work, flags: flags, reporter: reporter, details: details) {
+      case .refused:
+        return .refused
+      case .placed(let ticket, let keyed):
+        let sweepWork =
+          reporter == nil
+          ? SweepWork(nil, joinsReaper: false)
+          : SweepWork(state.takeFinishReportersIfDue(), joinsReaper: state.joinsReaper())
+        return .added(
+          ticket, keyed: keyed, observers: state.observersToNotify, sweepWork: sweepWork)
+      }
     }
     switch outcome {
     case .rejected(let reason):
       work._cancel(for: reason)
-      return .inactive
-    case .added(let ticket, let replaced, let observers, let sweepWork):
-      if let replaced { finishCancelling(replaced, reason: .replaced, observers: observers) }
+      return .rejected
+    case .refused:
+      return .refused
+    case .added(let ticket, let keyed, let observers, let sweepWork):
+      for item in keyed?.replaced ?? [] {
+        finishCancelling(item, reason: .replaced, observers: observers)
+      }
       if let observers, !flags.contains(.link) {
         let item = CancelBagItem(
           work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
         notify(observers, CancelBagEvent(kind: .registered, item: item))
       }
+      keyed?.effects.perform()
       carryOut(sweepWork)
-      return ticket
+      return .added(ticket)
     }
   }
 
@@ -178,14 +218,16 @@ struct BagCore: Sendable {
       return (toTell, observers)
     }
     for item in toTell {
-      item.details?.timer?.cancel()
+      item.details?.itemEnded()
       notify(observers, .finished, item)
     }
   }
 
   private enum AddOutcome {
     case rejected(CancellationReason)
-    case added(Ticket, replaced: RemovedItem?, observers: [Observer]?, sweepWork: SweepWork)
+    case refused
+    case added(
+      Ticket, keyed: BagState.KeyedInsertion?, observers: [Observer]?, sweepWork: SweepWork)
   }
 
   // MARK: Ending one item
@@ -198,7 +240,7 @@ struct BagCore: Sendable {
     guard let (removed, observers) = remove(ticket) else { return }
     // Plain work, unobserved (the common finish): nothing to stop or tell.
     guard removed.details != nil || observers != nil else { return }
-    removed.details?.timer?.cancel()
+    removed.details?.itemEnded()
     notify(observers, .finished, removed)
   }
 
@@ -223,13 +265,14 @@ struct BagCore: Sendable {
 
   /// Cancels what is in flight; the bag stays usable. Children cancel their work too.
   func cancelAll(reason: CancellationReason) {
-    var (removed, observers, links): (TakenItems, [Observer]?, [StoredWork]) = withLock {
-      state in
-      let removed = state.removeAll(keepingLinks: true)
-      let links = state.extras.map { Array($0.links.values) } ?? []
-      return (removed, state.observersToNotify, links)
-    }
+    var (removed, keyEffects, observers, links):
+      (TakenItems, KeyEffects?, [Observer]?, [StoredWork]) = withLock { state in
+        let removed = state.removeAll(keepingLinks: true)
+        let links = state.extras.map { Array($0.links.values) } ?? []
+        return (removed, state.removeAllKeyMembers(), state.observersToNotify, links)
+      }
     removed.forEachOldestFirst { finishCancelling($0, reason: reason, observers: observers) }
+    keyEffects?.perform()
     for link in links { (link as? BagLink)?.sourceCancelledAll(reason: reason) }
   }
 
@@ -245,9 +288,9 @@ struct BagCore: Sendable {
         return .nothingHeld
       }
       let removed = state.removeAll(keepingLinks: false)
-      // Nothing that came from users outlives the end: observers, memberships, timer.
-      defer { state.extras = nil }
-      return .cancel(removed, extras: state.extras)
+      // Nothing that came from users outlives the end (observers, memberships, timer), but the
+      // keys of tasks that have not returned yet.
+      return .cancel(removed, extras: state.takeExtrasAtEnd())
     }
     // Consumed, so that the slots taken are held once and cancelled in place: matched from a
     // live value, they would be copied, an allocation and a retain per item.
@@ -257,8 +300,8 @@ struct BagCore: Sendable {
     case .nothingHeld:
       return true
     case .cancel(var removed, nil):
-      // Plain work and nobody to tell (no details, links, observers, memberships or timer):
-      // only the cancels, without an item to describe each one.
+      // Plain work and nobody to tell (no details, links, observers, memberships, timer or
+      // keys): only the cancels, without an item to describe each one.
       removed.forEachWorkOldestFirst { $0._cancel(for: reason) }
       return true
     case .cancel(var removed, let extras):
@@ -268,6 +311,7 @@ struct BagCore: Sendable {
       removed.forEachOldestFirst {
         finishCancelling($0, reason: reason, observers: observers)
       }
+      extras?.keyEffectsOfEnd?.perform()
       return true
     }
   }
@@ -277,7 +321,7 @@ struct BagCore: Sendable {
     /// The bag held no work and had no one to tell.
     case nothingHeld
     /// Work to cancel, and the extras taken out of the state (observers to tell, memberships
-    /// to finish, the deadline's timer to stop).
+    /// to finish, the deadline's timer to stop, what its keys' end decided).
     case cancel(TakenItems, extras: BagExtras?)
   }
 
@@ -288,6 +332,147 @@ struct BagCore: Sendable {
     removed.details?.timer?.cancel()
     removed.work._cancel(for: reason)
     notify(observers, .cancelled(reason), removed)
+    removed.details?.keyEffects?.perform()
+  }
+
+  // MARK: Keys
+
+  /// Registers the cancellation of a task about to be launched under `key`, by `policy`: let
+  /// through at once, or waiting for its turn; nil when the policy refuses it (nothing is
+  /// registered). On a bag that has ended, the cancellation is cancelled with the end reason
+  /// and the task never holds its key.
+  ///
+  /// Returns the task's name too, made from its label and key. `key` must not be nil (it is
+  /// unwrapped here, so that inline callers do not copy it).
+  @usableFromInline
+  func launch(
+    _ cancellation: TaskCancellation, key: (any Hashable & Sendable)?, label: String?,
+    policy: KeyPolicy
+  ) -> (launch: BagTask, name: String?)? {
+    guard let key else { preconditionFailure("A keyed launch without a key") }
+    let turn = KeyTurn(key: BagKey(key), state: .waiting)
+    let details = ItemDetails(
+      label: label, key: turn.key, addedAt: DispatchTime.now().uptimeNanoseconds,
+      policy: policy, hold: .task(turn))
+    let ticket: Ticket
+    switch place(cancellation, flags: [], reporter: nil, details: details) {
+    case .added(let added): ticket = added
+    case .rejected: ticket = .inactive
+    case .refused: return nil
+    }
+    let launch = BagTask(
+      cancellation: cancellation, registration: CancelRegistration(core: self, ticket: ticket),
+      turn: turn)
+    return (launch, BagTask.name(label: label, key: key))
+  }
+
+  /// Whether the launch of `turn` was let through (true), never will be (false), or waits
+  /// (nil).
+  @usableFromInline
+  func admission(of turn: KeyTurn) -> Bool? {
+    withLock { _ in
+      switch turn.state {
+      case .admitted: true
+      case .cancelled: false
+      case .waiting, .parked, .givingBack, .returned: nil
+      }
+    }
+  }
+
+  /// Suspends until the launch of `turn` is let through (true) or cancelled before its turn
+  /// (false).
+  ///
+  /// Cancelling the waiting task, through its handle, cancels its registration: it leaves the
+  /// queue, and never runs. The continuation is unsafe (a frozen type, so that the bag's key
+  /// state has a fixed layout) and resumed exactly once: `KeyTurn` hands it out once, to
+  /// whichever of the bag and this method decides first.
+  @usableFromInline
+  func awaitTurn(_ turn: KeyTurn, ticket: Ticket) async -> Bool {
+    await withTaskCancellationHandler {
+      await withUnsafeContinuation { continuation in
+        let decided = withLock { _ in turn.park(continuation) }
+        if let decided { continuation.resume(returning: decided) }
+      }
+    } onCancel: {
+      cancel(ticket, reason: .explicit)
+    }
+  }
+
+  /// A task launched under a key returned, or learned that it never runs: finishes its
+  /// registration if it is still in flight, and gives its key back, letting the next waiting
+  /// launch through.
+  @usableFromInline
+  func taskReturned(_ ticket: Ticket, turn: KeyTurn) {
+    let (removed, effects, observers) = withLock {
+      state -> (RemovedItem?, KeyEffects?, [Observer]?) in
+      let (removed, effects) = state.taskReturned(ticket, turn: turn)
+      return (removed, effects, removed == nil ? nil : state.observersToNotify)
+    }
+    if let removed {
+      removed.details?.itemEnded()
+      notify(observers, .finished, removed)
+    }
+    effects?.perform()
+  }
+
+  /// Cancels everything registered under `key`, oldest first.
+  func cancel(key: BagKey, reason: CancellationReason) {
+    let (removed, observers) = withLock { state in
+      (state.removeMembers(of: key), state.observersToNotify)
+    }
+    for item in removed { finishCancelling(item, reason: reason, observers: observers) }
+  }
+
+  /// Whether anything runs or waits under `key`.
+  func isRunning(_ key: BagKey) -> Bool {
+    withLock { $0.isRunning(key) }
+  }
+
+  /// The first thing a new observer of `key` hears: the key's state and the number of its last
+  /// change, and whether nothing will follow.
+  struct KeyObservationStart {
+    var observer: KeyObserver
+    var isRunning: Bool
+    var version: UInt64
+    var ends: Bool
+  }
+
+  /// Adds an observer of whether `key` runs. Offer it `start` after the lock, once the caller is
+  /// ready for `finish`. On a bag that has ended, with nothing running under the key, the
+  /// observer is not kept: it hears `false`, then the end.
+  func observe(
+    key: BagKey, send: @escaping @Sendable (Bool) -> Void, finish: @escaping @Sendable () -> Void
+  ) -> KeyObservationStart {
+    withLock { state in
+      guard state.endReason == nil || state.isRunning(key) else {
+        let observer = KeyObserver(id: -1, send: send, finish: finish)
+        return KeyObservationStart(observer: observer, isRunning: false, version: 0, ends: true)
+      }
+      let extras = state.makeExtras()
+      let observer = KeyObserver(id: extras.nextObserverID, send: send, finish: finish)
+      extras.nextObserverID += 1
+      var unchanged = KeyEffects()
+      let version = state.withKey(key, &unchanged) { entry, _ in
+        entry.observers.append(observer)
+        return entry.version
+      }
+      return KeyObservationStart(
+        observer: observer, isRunning: state.isRunning(key), version: version, ends: false)
+    }
+  }
+
+  /// Stops and lets go of the observer `id` of `key`.
+  func removeObserver(key: BagKey, id: Int) {
+    // The observer is released after the lock, with the returned array.
+    _ = withLock { state -> [KeyObserver] in
+      guard state.extras?.keys[key] != nil else { return [] }
+      var unchanged = KeyEffects()
+      return state.withKey(key, &unchanged) { entry, _ in
+        let old = entry.observers
+        entry.observers.removeAll { $0.id == id }
+        return old
+      }
+    }
   }
 
   // MARK: Links between bags

@@ -1,6 +1,8 @@
 /// The parts of a bag's state that most bags never use: links, keys, item details,
 /// observers, memberships and the deadline's timer.
 ///
+/// Once the bag ended, only the keys of tasks still returning stay (see `BagState.end`).
+///
 /// Kept apart, and allocated on first use, so that a bag holding plain work (the common
 /// screen) creates, guards and destroys a small state: an empty bag with all of these inline
 /// cost about four times as many instructions to create and release (callgrind, release).
@@ -10,7 +12,8 @@ final class BagExtras: @unchecked Sendable {
 
   /// Links to children and linked bags, by sequence.
   var links: [UInt64: StoredWork] = [:]
-  var keys: [BagKey: Ticket] = [:]
+  /// The work under each key, and who follows it.
+  var keys: [BagKey: KeyEntry] = [:]
   var details: [UInt64: ItemDetails] = [:]
   var observers: [Observer] = []
   var nextObserverID = 0
@@ -18,6 +21,9 @@ final class BagExtras: @unchecked Sendable {
   var memberships: [CancelRegistration] = []
   /// The timer of the bag's deadline, if it has one.
   var deadlineTimer: StoredWork?
+  /// What taking the members of the keys out decided when the bag ended, to do after its lock:
+  /// set only in the extras that the ending takes out.
+  var keyEffectsOfEnd: KeyEffects?
 
   /// The observers to tell of an event, or nil (no array to retain) when there are none.
   var observersToNotify: [Observer]? { observers.isEmpty ? nil : observers }

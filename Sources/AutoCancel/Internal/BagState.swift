@@ -60,7 +60,7 @@ struct BagState: Sendable {
 
   var linkCount: Int { extras?.links.count ?? 0 }
   var details: [UInt64: ItemDetails] { extras?.details ?? [:] }
-  var keys: [BagKey: Ticket] { extras?.keys ?? [:] }
+  var keys: [BagKey: KeyEntry] { extras?.keys ?? [:] }
   /// Whether anyone observes the bag's events.
   var isObserved: Bool { extras.map { !$0.observers.isEmpty } ?? false }
   /// The observers to tell of an event, or nil (no array to retain) when there are none.
@@ -85,23 +85,68 @@ struct BagState: Sendable {
     return ticket
   }
 
-  /// Places `work` with its details, and takes out the work it replaces under its key.
+  /// Where work given to `insert` went.
+  enum Insertion {
+    /// In the table; for keyed work, with what its key leaves to do after the lock.
+    case placed(Ticket, keyed: KeyedInsertion?)
+    /// Not registered: its key runs, and its policy is ``KeyPolicy/ignoreNew``.
+    case refused
+  }
+
+  /// What placing keyed work leaves to do after the lock: cancel the work it replaced (oldest
+  /// first), and what its key decided. Nil for work without a key, so that plain adds carry
+  /// no arrays.
+  struct KeyedInsertion {
+    var replaced: [RemovedItem]
+    var effects: KeyEffects
+  }
+
+  /// Places `work` with its details, by the policy of its key if it has one: takes out what it
+  /// replaces, or queues it (a launch), or refuses it.
   mutating func insert(
     _ work: StoredWork, flags: ItemFlags, reporter: (any FinishReporting & AnyObject)?,
     details: ItemDetails?
-  ) -> (ticket: Ticket, replaced: RemovedItem?) {
-    guard let details else { return (place(work, flags: flags, reporter: reporter), nil) }
+  ) -> Insertion {
+    guard let details else {
+      return .placed(place(work, flags: flags, reporter: reporter), keyed: nil)
+    }
     var flags = flags
     flags.insert(.detailed)
-    if details.key != nil { flags.insert(.keyed) }
-    let ticket = place(work, flags: flags, reporter: reporter)
-    let extras = makeExtras()
-    extras.details[ticket.sequence] = details
-    var replaced: RemovedItem?
-    if let key = details.key, let previous = extras.keys.updateValue(ticket, forKey: key) {
-      replaced = remove(previous)
+    guard let key = details.key else {
+      let ticket = place(work, flags: flags, reporter: reporter)
+      makeExtras().details[ticket.sequence] = details
+      return .placed(ticket, keyed: nil)
     }
-    return (ticket, replaced)
+    let extras = makeExtras()
+    let admission = extras.keys[key]?.admission(for: details.policy) ?? .start
+    if case .refuse = admission { return .refused }
+    flags.insert(.keyed)
+    let ticket = place(work, flags: flags, reporter: reporter)
+    extras.details[ticket.sequence] = details
+    var effects = KeyEffects()
+    let previous = withKey(key, &effects) { entry, _ -> [Ticket] in
+      let previous = admission == .startReplacing ? entry.members : []
+      entry.members.append(ticket)
+      switch details.hold {
+      case .work:
+        entry.workHolders += 1
+      case .task(let turn) where admission == .wait:
+        entry.queue.append(turn)
+      case .task(let turn):
+        entry.taskHolders += 1
+        // Not suspended yet: the launch learns it was let through when it asks.
+        _ = turn.admit()
+      }
+      return previous
+    }
+    // The new work holds the key already, so taking the old out never lets a waiting launch
+    // through, and the key never looks idle in between. Newest first, so that removing a
+    // holder never lets through a waiting launch about to be cancelled too.
+    var replaced: [RemovedItem] = []
+    for old in previous.reversed() {
+      if let item = remove(old) { replaced.append(item) }
+    }
+    return .placed(ticket, keyed: KeyedInsertion(replaced: replaced.reversed(), effects: effects))
   }
 
   // MARK: Removing
@@ -120,8 +165,8 @@ struct BagState: Sendable {
     var removedDetails: ItemDetails?
     if flags.contains(.detailed), let extras {
       removedDetails = extras.details.removeValue(forKey: ticket.sequence)
-      if flags.contains(.keyed), let key = removedDetails?.key, extras.keys[key] == ticket {
-        extras.keys[key] = nil
+      if flags.contains(.keyed), let details = removedDetails, let key = details.key {
+        leaveKey(key, ticket, details)
       }
     }
     if table.shrinkIfDrained() {
@@ -158,14 +203,13 @@ struct BagState: Sendable {
     return previous
   }
 
-  /// Takes every item out, or every item but the links, to cancel after the lock. O(1):
-  /// the table is handed over whole, and links live apart.
+  /// Takes every item out, or every item but the links, to cancel after the lock. O(1): the
+  /// table is handed over whole, and links live apart. Keys are left to `removeAllKeyMembers`.
   mutating func removeAll(keepingLinks: Bool) -> TakenItems {
     var taken = TakenItems(slots: table.removeAll(), details: [:])
     if let extras {
       taken.details = extras.details
       extras.details = [:]
-      extras.keys = [:]
       if !keepingLinks {
         taken.links = extras.links
         extras.links = [:]
@@ -173,6 +217,142 @@ struct BagState: Sendable {
     }
     finishReporters = []
     sweepThreshold = BagState.minimumSweepThreshold
+    return taken
+  }
+
+  // MARK: Keys
+
+  /// Takes out everything registered under `key`, to cancel after the lock, oldest first.
+  ///
+  /// Waiting launches go first: a holder taken out while one of them still waited would let
+  /// it through, only for it to be cancelled before it could start.
+  mutating func removeMembers(of key: BagKey) -> [RemovedItem] {
+    guard let members = extras?.keys[key]?.members, let details = extras?.details else {
+      return []
+    }
+    func waits(_ ticket: Ticket) -> Bool {
+      guard case .task(let turn)? = details[ticket.sequence]?.hold else { return false }
+      return turn.isWaiting
+    }
+    let waiting = members.filter(waits)
+    let others = members.filter { !waits($0) }
+    let removed = (waiting + others).compactMap { remove($0) }
+    return removed.sorted { $0.sequence < $1.sequence }
+  }
+
+  /// Everything registered was taken out at once (`removeAll`): every key forgets its members
+  /// (see `KeyEntry.removeAllMembers`). Returns what that decided, or nil for a bag without
+  /// keys.
+  mutating func removeAllKeyMembers() -> KeyEffects? {
+    guard let keys = extras?.keys, !keys.isEmpty else { return nil }
+    var effects = KeyEffects()
+    for key in keys.keys {
+      withKey(key, &effects) { entry, effects in entry.removeAllMembers(into: &effects) }
+    }
+    return effects
+  }
+
+  /// Changes the entry of `key` (made on first use) with `body`, and adds to `effects` the
+  /// change of its running state to tell; drops the entry once it is unused.
+  ///
+  /// Once the bag ended, a key that stops running tells its observers that nothing will
+  /// follow, and lets them go.
+  @discardableResult
+  mutating func withKey<Result>(
+    _ key: BagKey, _ effects: inout KeyEffects,
+    _ body: (inout KeyEntry, inout KeyEffects) -> Result
+  ) -> Result {
+    let extras = makeExtras()
+    let hasEnded = endReason != nil
+    func change(_ entry: inout KeyEntry) -> (result: Result, isUnused: Bool) {
+      let wasRunning = entry.isRunning
+      let result = body(&entry, &effects)
+      let ends = hasEnded && !entry.isRunning
+      if entry.isRunning != wasRunning || (ends && !entry.observers.isEmpty) {
+        entry.version &+= 1
+        effects.tell(
+          entry.observers, isRunning: entry.isRunning, version: entry.version, ends: ends)
+      }
+      if ends { entry.observers = [] }
+      return (result, entry.isUnused)
+    }
+    // One lookup, changed in place through its index, and removed through it if unused.
+    if let index = extras.keys.index(forKey: key) {
+      let (result, isUnused) = change(&extras.keys.values[index])
+      if isUnused { extras.keys.remove(at: index) }
+      return result
+    }
+    var entry = KeyEntry()
+    let (result, isUnused) = change(&entry)
+    if !isUnused { extras.keys[key] = entry }
+    return result
+  }
+
+  /// Keyed work is taken out of the table: it leaves its key's members, and gives the key back
+  /// if it held it as added work, or leaves the queue if it was a launch waiting for its turn.
+  /// What that decides is kept in the work's details, for whoever took it out.
+  private mutating func leaveKey(_ key: BagKey, _ ticket: Ticket, _ details: ItemDetails) {
+    var effects = KeyEffects()
+    defer { details.keyEffects = effects.isEmpty ? nil : effects }
+    withKey(key, &effects) { entry, effects in
+      entry.removeMember(ticket)
+      switch details.hold {
+      case .work:
+        entry.workHolders -= 1
+        entry.admitNext(into: &effects)
+      case .task(let turn):
+        switch turn.state {
+        case .waiting, .parked:
+          entry.cancelWaiting(turn, into: &effects)
+        case .givingBack:
+          // Its task returned (`taskReturned`): the key is given back in this same visit.
+          entry.releaseTask(turn, into: &effects)
+        case .admitted, .cancelled, .returned:
+          break
+        }
+      }
+    }
+  }
+
+  /// A launched task returned (or learned that it never runs): takes its registration out if
+  /// it is still in flight, and, if it held its key, gives it back, letting the next waiting
+  /// launch through; in one visit to the key when both happen.
+  mutating func taskReturned(
+    _ ticket: Ticket, turn: KeyTurn
+  ) -> (removed: RemovedItem?, effects: KeyEffects?) {
+    guard turn.startGivingBack() else { return (remove(ticket), nil) }
+    if let removed = remove(ticket) { return (removed, nil) }
+    var effects = KeyEffects()
+    withKey(turn.key, &effects) { entry, effects in entry.releaseTask(turn, into: &effects) }
+    return (nil, effects)
+  }
+
+  /// Whether anything runs or waits under `key`.
+  func isRunning(_ key: BagKey) -> Bool {
+    extras?.keys[key]?.isRunning ?? false
+  }
+
+  /// Takes the extras out of a bag that ends, with what the end of its keys decided
+  /// (`keyEffectsOfEnd`, to do after the lock), and keeps only the keys whose tasks have not
+  /// returned yet: they still give their keys back, and their observers hear when the keys
+  /// stop running. Call after `removeAll`.
+  @inline(__always)
+  mutating func takeExtrasAtEnd() -> BagExtras? {
+    guard extras != nil else { return nil }
+    return takeKeyedExtrasAtEnd()
+  }
+
+  @inline(never)
+  private mutating func takeKeyedExtrasAtEnd() -> BagExtras? {
+    let taken = extras
+    taken?.keyEffectsOfEnd = removeAllKeyMembers()
+    if let keys = extras?.keys, !keys.isEmpty {
+      let kept = BagExtras()
+      kept.keys = keys
+      extras = kept
+    } else {
+      extras = nil
+    }
     return taken
   }
 

@@ -1,12 +1,25 @@
 import Dispatch
 
-/// A key given by a user: a `Hashable & Sendable` value, hashed through `AnyHashable`.
+/// A key given by a user: a `Hashable & Sendable` value, compared through `AnyHashable`.
+///
+/// Its hash is computed once, when the key is given: an `AnyHashable` hashes through its box
+/// on every lookup, and a keyed launch looks its key up a few times.
 struct BagKey: Hashable, @unchecked Sendable {
   // Safety: made only from `Hashable & Sendable` values; `AnyHashable` is a box around it.
   let base: AnyHashable
+  private let hash: Int
 
   init(_ value: some Hashable & Sendable) {
     base = AnyHashable(value)
+    hash = base.hashValue
+  }
+
+  static func == (lhs: BagKey, rhs: BagKey) -> Bool {
+    lhs.hash == rhs.hash && lhs.base == rhs.base
+  }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(hash)
   }
 
   /// The user's value, as given.
@@ -16,26 +29,54 @@ struct BagKey: Hashable, @unchecked Sendable {
   }
 }
 
-/// Label, key, age and timeout of an item that asked for them.
+/// How keyed work holds its key (see `KeyEntry`).
+enum KeyHold {
+  /// Added work: holds its key while it is registered.
+  case work
+  /// A launched task: holds its key once its turn lets it through, until it returns.
+  case task(KeyTurn)
+}
+
+/// Label, key, age and timeout of an item that asked for them, and, for keyed work, its policy
+/// and how it holds its key.
 ///
 /// A class, so that the hot path (work without any of these) carries one nil pointer.
 ///
-/// Usable from inline code, with `makeDetailed(label:key:)`, for the inlinable
-/// `make(label:key:)`.
+/// Usable from inline code, with `makeDetailed(label:key:)` and `make(label:key:policy:)`, for
+/// the inlinable `make(label:key:)` and `CancelBag.add`.
 @usableFromInline
 final class ItemDetails: @unchecked Sendable {
-  // Safety: `timer` changes only under the bag's lock while the item is in the table; once
-  // the item is taken out, only the thread that took it reads it.
+  // Safety: `timer` and `keyEffects` change only under the bag's lock while the item is in the
+  // table (`keyEffects` as the item is taken out of it); once the item is taken out, only the
+  // thread that took it reads them. The rest never changes.
   let label: String?
   let key: BagKey?
   let addedAt: UInt64
+  /// What the work does when its key already runs.
+  let policy: KeyPolicy
+  /// How the work holds its key, if it has one.
+  let hold: KeyHold
   /// The timer of the item's timeout, stopped when the item ends.
   var timer: StoredWork?
+  /// What taking the item out of the table decided about its key, to do after the lock.
+  var keyEffects: KeyEffects?
 
-  init(label: String?, key: BagKey?, addedAt: UInt64) {
+  init(
+    label: String?, key: BagKey?, addedAt: UInt64, policy: KeyPolicy = .replace,
+    hold: KeyHold = .work
+  ) {
     self.label = label
     self.key = key
     self.addedAt = addedAt
+    self.policy = policy
+    self.hold = hold
+  }
+
+  /// The item left the table: stops its timer, and does what its leaving decided about its key.
+  /// After the lock.
+  func itemEnded() {
+    timer?.cancel()
+    keyEffects?.perform()
   }
 
   /// Details for work added with a label or a key; nil (and no clock read) for the rest.
@@ -51,5 +92,19 @@ final class ItemDetails: @unchecked Sendable {
   static func makeDetailed(label: String?, key: (any Hashable & Sendable)?) -> ItemDetails {
     ItemDetails(
       label: label, key: key.map { BagKey($0) }, addedAt: DispatchTime.now().uptimeNanoseconds)
+  }
+
+  /// Details for work that already runs, added under `key` with `policy`.
+  @usableFromInline
+  static func make(
+    label: String?, key: any Hashable & Sendable, policy: KeyPolicy
+  ) -> ItemDetails {
+    precondition(
+      policy != .enqueue,
+      "Work that already runs cannot wait for its turn: add it with .replace, .ignoreNew or "
+        + ".runConcurrently, or launch a task with .enqueue")
+    return ItemDetails(
+      label: label, key: BagKey(key), addedAt: DispatchTime.now().uptimeNanoseconds,
+      policy: policy)
   }
 }

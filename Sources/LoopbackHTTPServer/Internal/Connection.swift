@@ -91,14 +91,45 @@ final class Connection {
   }
 
   /// Reads and discards `count` body bytes, reporting progress; false if the stream ended.
-  private func consume(_ count: Int, progress: (Int) -> Void) -> Bool {
+  ///
+  /// With a hold, stops reading once the body has reached `hold.bytes` bytes, until the test
+  /// releases the upload `hold.id` (or the server stops): the client, held back by flow
+  /// control, is still sending. With a pace, reads the rest (after the hold) `chunk` bytes at
+  /// a time, watching the client for `interval` nanoseconds in between.
+  private func consume(
+    _ count: Int, hold: (bytes: Int, id: String)?, pace: (chunk: Int, interval: UInt64)?,
+    progress: (Int) -> Void
+  ) -> Bool {
     var remaining = count
+    var holding = hold
     while remaining > 0 {
+      if let hold = holding, bodyBytesRead >= hold.bytes {
+        guard waitForRelease(of: hold.id) else { return false }
+        holding = nil
+      }
       if pending.isEmpty, !fill() { return false }
-      let taken = min(remaining, pending.count)
+      let limit = holding.map { $0.bytes - bodyBytesRead } ?? pace?.chunk ?? .max
+      let taken = min(remaining, pending.count, limit)
       pending.removeFirst(taken)
       remaining -= taken
       progress(taken)
+      if holding == nil, let pace, remaining > 0, pace.interval > 0 {
+        guard watchPeer(until: DispatchTime.now().uptimeNanoseconds + pace.interval) else {
+          return false
+        }
+      }
+    }
+    return true
+  }
+
+  /// Waits until the held upload `id` is released; false if the server stops first.
+  ///
+  /// The client cannot be seen leaving meanwhile: its close is queued behind the body bytes
+  /// that the server holds back. It is seen once the server reads again.
+  private func waitForRelease(of id: String) -> Bool {
+    while !core.isUploadReleased(id: id) {
+      if core.isStopping { return false }
+      Socket.pause(milliseconds: 5)
     }
     return true
   }
@@ -125,13 +156,19 @@ final class Connection {
     case ended
   }
 
-  private func readBody(_ head: HTTPRequestHead, record: Int) -> BodyResult {
+  private func readBody(_ head: HTTPRequestHead, id: String, record: Int) -> BodyResult {
     let progress: (Int) -> Void = { [self] count in
       bodyBytesRead += count
       core.updateRecord(record) { $0.requestBodyBytes += count }
     }
+    let hold = Route.uploadHold(for: head).map { (bytes: $0, id: id) }
+    let pace = Route.uploadPace(for: head)
+    // A held or paced upload is held back by flow control, not buffered by the kernel: the
+    // client is still sending while the server reads little, and stops sending when it leaves.
+    if hold != nil || pace != nil { Socket.limitReceiveBuffer(fd, bytes: 65_536) }
     guard head.isChunked else {
-      return consume(head.contentLength ?? 0, progress: progress) ? .read : .ended
+      let read = consume(head.contentLength ?? 0, hold: hold, pace: pace, progress: progress)
+      return read ? .read : .ended
     }
     while true {
       guard let line = readLine() else { return .ended }
@@ -139,7 +176,7 @@ final class Connection {
       guard let size = Int(sizeField.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0
       else { return .malformed }
       if size == 0 { break }
-      guard consume(size, progress: progress) else { return .ended }
+      guard consume(size, hold: hold, pace: pace, progress: progress) else { return .ended }
       guard let end = readLine() else { return .ended }
       guard end.isEmpty else { return .malformed }
     }
@@ -166,7 +203,7 @@ final class Connection {
           return finishGone(record)
         }
       }
-      switch readBody(head, record: record) {
+      switch readBody(head, id: id, record: record) {
       case .read:
         break
       case .ended:

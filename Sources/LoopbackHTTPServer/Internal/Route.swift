@@ -104,6 +104,9 @@ enum Route {
       guard head.method == "POST" || head.method == "PUT" else {
         return methodNotAllowed("POST, PUT")
       }
+      guard head.query["hold"] == nil || uploadHold(for: head) != nil else { return bad }
+      let paced = head.query["chunk"] != nil || head.query["interval_ms"] != nil
+      guard !paced || uploadPace(for: head) != nil else { return bad }
       return .text(200, "\(requestBodyBytes)")
     case "/redirect":
       guard let target = head.query["to"], target.first == "/",
@@ -191,6 +194,24 @@ enum Route {
       interval = UInt64(milliseconds) * 1_000_000
     }
     return Plan(status: 200, body: .pattern(size: size, chunk: chunk, interval: interval))
+  }
+
+  /// How to read the body of `/upload?chunk=C&interval_ms=T` (after its hold, if it has one): C
+  /// bytes, then a pause of T ms (defaults: C = 65536, T = 10); nil for an upload read at
+  /// once, or parameters out of range.
+  static func uploadPace(for head: HTTPRequestHead) -> (chunk: Int, interval: UInt64)? {
+    guard head.path == "/upload", head.query["chunk"] != nil || head.query["interval_ms"] != nil,
+      let chunk = integer(head, "chunk", default: fastChunk, in: 1...maxSize),
+      let milliseconds = integer(head, "interval_ms", default: 10, in: 0...maxDelayMilliseconds)
+    else { return nil }
+    return (chunk, UInt64(milliseconds) * 1_000_000)
+  }
+
+  /// How many body bytes of `/upload?hold=N` the server reads before it holds the upload
+  /// until the test releases it; nil for an upload read at once, or a count out of range.
+  static func uploadHold(for head: HTTPRequestHead) -> Int? {
+    guard head.path == "/upload", head.query["hold"] != nil else { return nil }
+    return integer(head, "hold", default: 0, in: 0...maxSize)
   }
 
   /// The named integer parameter, its default when absent, or nil when present but invalid.

@@ -51,6 +51,8 @@ final class ServerCore: @unchecked Sendable {
     var recordWaiters: [Int: RecordWaiter] = [:]
     var statsWaiters: [Int: StatsWaiter] = [:]
     var nextToken = 0
+    /// Ids of held uploads (`hold=N`) that may read the rest of their body.
+    var releasedUploads: Set<String> = []
   }
 
   private func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
@@ -247,6 +249,15 @@ final class ServerCore: @unchecked Sendable {
   var records: [RequestRecord] { withLock { $0.records } }
 
   var stats: ConnectionStats { withLock { $0.stats } }
+
+  /// Lets the held upload `id` read the rest of its body.
+  func releaseUpload(id: String) {
+    withLock { _ = $0.releasedUploads.insert(id) }
+  }
+
+  func isUploadReleased(id: String) -> Bool {
+    withLock { $0.releasedUploads.contains(id) }
+  }
 
   func record(id: String) -> RequestRecord? {
     withLock { state in state.latestIndex[id].map { state.records[$0] } }

@@ -241,6 +241,14 @@ enum Socket {
   }
 
   /// Blocks the calling thread for about `milliseconds` (used only to back off).
+  /// Caps the kernel's receive buffer of `fd` at `bytes`, ending its automatic growth: a
+  /// client that sends while the server does not read is held back by flow control, instead of
+  /// handing megabytes to the kernel.
+  static func limitReceiveBuffer(_ fd: Int32, bytes: Int32) {
+    var size = bytes
+    _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+  }
+
   static func pause(milliseconds: Int32) {
     _ = poll(nil, 0, milliseconds)
   }

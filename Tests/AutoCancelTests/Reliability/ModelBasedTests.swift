@@ -8,13 +8,15 @@ import Testing
 /// ThreadSanitizer, 100,000 under AddressSanitizer), 30% in single-threaded runs and 70% in
 /// multi-threaded ones, spread over `shares` test cases that run one after the other (so that
 /// each one's time limit measures its own work), each on threads of its own (never on the
-/// cooperative pool). `AUTOCANCEL_SEED=<seed>` replays the one run whose failure printed that
+/// cooperative pool); and a twentieth of that number again in launch runs, whose steps each
+/// wait for tasks (from threads of their own, blocked while the tasks run on the pool). `AUTOCANCEL_SEED=<seed>` replays the one run whose failure printed that
 /// seed (``TestSeed``), in the first share alone (the others are not run).
 @Suite(
   "A bag does what its reference model says, under random operations", .serialized,
   timeLimit(minutes: 1))
 struct ModelBasedTests {
   static let singleThreadedOperationsPerRun = 10_000
+  static let launchStepsPerRun = 1_000
   static let threads = 4
   static let operationsPerThread = 2_500
   static let shares = 8
@@ -68,6 +70,39 @@ struct ModelBasedTests {
     // something worth checking.
     #expect(operations > 0 && bags > 0)
     #expect(cancellations > 0, "no run cancelled anything: the model checked no cancel")
+  }
+
+  @Test(
+    "random launches and adds under keys start, wait, are refused and end as the model says",
+    arguments: shareArguments)
+  func launchRunsMatchTheModel(share: Int) async throws {
+    let total = ReliabilityConfig.totalOperations / 20
+    let (runs, steps) = Self.plan(total: total, operationsPerRun: Self.launchStepsPerRun)
+    let seeds = Self.seeds(share: share, runs: runs)
+    try #require(!seeds.isEmpty, "share \(share) has no run")
+    // The runs block their thread while the bag's tasks run on the cooperative pool: give
+    // them one of their own.
+    let outcome = try await onNewThread { () -> Result<LaunchRun.Outcome, ReliabilityFailure> in
+      var outcome = LaunchRun.Outcome()
+      for seed in seeds {
+        var run = LaunchRun(seed: seed, operations: steps)
+        do { try run.run() } catch { return .failure(ReliabilityFailure(error)) }
+        outcome.launches += run.outcome.launches
+        outcome.refused += run.outcome.refused
+        outcome.queued += run.outcome.queued
+        outcome.neverStarted += run.outcome.neverStarted
+      }
+      return .success(outcome)
+    }.get()
+    print(
+      "launch runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
+        + "\(seeds.count) of \(runs) runs × \(steps) steps, \(outcome.launches) launches: "
+        + "\(outcome.refused) refused, \(outcome.queued) waited, \(outcome.neverStarted) never "
+        + "started, failures: 0")
+    // Each run throws on its first disagreement with the model; these say the runs went
+    // through every kind of launch worth checking.
+    #expect(outcome.launches > 0 && outcome.refused > 0)
+    #expect(outcome.queued > 0 && outcome.neverStarted > 0)
   }
 
   @Test(

@@ -1,31 +1,88 @@
 import AutoCancelTestSupport
 import Testing
 
-/// The service the articles' samples call: `api.search(text)`.
+/// A draft the samples save.
+struct Draft: Sendable {
+  var text: String
+}
+
+/// An edit the samples send.
+struct Edit: Sendable {
+  var id: Int
+}
+
+/// The service the articles' samples call: `api.search(text)`, `api.save(draft)`,
+/// `api.apply(edit)`, `api.thumbnail(id)`.
 ///
-/// A search returns `[text]` at once, unless a test called ``holdSearches(for:)`` with its
-/// text: then it runs until it is cancelled, and ``wait(for:until:sourceLocation:)`` lets the
-/// test wait for it to start and to be cancelled. Each test uses texts of its own.
+/// A call returns at once, unless a test called ``holdSearches(for:)`` with its text (a
+/// search's text, a draft's text, `"thumbnail <id>"`): then it runs until it is cancelled or
+/// ``release(_:)``d, and ``wait(for:until:sourceLocation:)`` lets the test wait for it to start
+/// and to be cancelled. Edits are applied with a pause, and recorded in ``applied``. Each test
+/// uses texts of its own.
 final class SampleAPI: Sendable {
   private struct State {
     var held: Set<String> = []
+    var released: Set<String> = []
     var started: [String: Int] = [:]
     var cancelled: [String: Int] = [:]
+    var applied: [Int] = []
+    var applying = 0
+    var mostApplyingAtOnce = 0
   }
 
   private let state = Protected(State())
 
   func search(_ text: String) async throws -> [String] {
-    guard state.withLock({ $0.held.contains(text) }) else { return [text] }
-    state.withLock { $0.started[text, default: 0] += 1 }
-    await suspendUntilCancelled()
-    state.withLock { $0.cancelled[text, default: 0] += 1 }
+    try await call(text)
+    return [text]
+  }
+
+  func save(_ draft: Draft) async throws {
+    try await call(draft.text)
+  }
+
+  func thumbnail(_ id: Int) async throws -> [UInt8] {
+    try await call("thumbnail \(id)")
+    return [UInt8(truncatingIfNeeded: id)]
+  }
+
+  func apply(_ edit: Edit) async throws {
+    state.withLock { state in
+      state.applying += 1
+      state.mostApplyingAtOnce = max(state.mostApplyingAtOnce, state.applying)
+    }
+    for _ in 0..<3 { await Task.yield() }
+    state.withLock { state in
+      state.applying -= 1
+      state.applied.append(edit.id)
+    }
+  }
+
+  /// Edits applied so far, in order, and the most applied at once.
+  var applied: (ids: [Int], mostAtOnce: Int) {
+    state.withLock { ($0.applied, $0.mostApplyingAtOnce) }
+  }
+
+  /// A call named `name`: at once, or, if held, once released or cancelled (then it throws).
+  private func call(_ name: String) async throws {
+    guard state.withLock({ $0.held.contains(name) }) else { return }
+    state.withLock { $0.started[name, default: 0] += 1 }
+    await waitUntil("\(name) is released or cancelled") {
+      state.withLock { $0.released.contains(name) } || Task.isCancelled
+    }
+    guard Task.isCancelled else { return }
+    state.withLock { $0.cancelled[name, default: 0] += 1 }
     throw CancellationError()
   }
 
-  /// Makes searches for `text` run until they are cancelled.
+  /// Makes calls named `text` run until they are cancelled or released.
   func holdSearches(for text: String) {
     state.withLock { _ = $0.held.insert(text) }
+  }
+
+  /// Lets held calls named `text` return.
+  func release(_ text: String) {
+    state.withLock { _ = $0.released.insert(text) }
   }
 
   /// Held searches for `text` started and cancelled so far.

@@ -31,6 +31,8 @@ struct ConcurrentRun {
     var registration: CancelRegistration
     var sequence: UInt64
     var key: Int?
+    /// The policy of a keyed add; nil for `add(_:key:label:)`, which replaces.
+    var policy: KeyPolicy?
     var addStart: UInt64
     var addEnd: UInt64
     var finishCalled = false
@@ -48,6 +50,8 @@ struct ConcurrentRun {
     var items: [ThreadItem] = []
     var sweeps: [Sweep] = []
     var ends: [Sweep] = []
+    /// `cancel(key:)` calls, with their key.
+    var keySweeps: [(key: Int, sweep: Sweep)] = []
   }
 
   /// Runs on the calling thread, which it blocks while the run's threads work: call it from a
@@ -86,15 +90,21 @@ struct ConcurrentRun {
           let kinds: [WorkKind] = [.reasonedClass, .plainClass, .value, .closure]
           let kind = kinds[random.below(kinds.count)]
           let key = random.chance(30) ? random.below(keySpace) : nil
+          var policy: KeyPolicy?
+          if key != nil && kind.takesPolicy && random.chance(40) {
+            policy = [KeyPolicy.replace, .runConcurrently, .ignoreNew][random.below(3)]
+          }
           let label = random.chance(20) ? "t\(index)" : nil
           let record = ItemRecord(id: log.items.count)
           let start = now()
-          let (registration, _) = bag.add(kind, record: record, key: key, label: label)
+          let (registration, _) = bag.add(
+            kind, record: record, key: key, label: label, policy: policy)
           let end = now()
           log.items.append(
             ThreadItem(
               record: record, kind: kind, registration: registration,
-              sequence: registration.ticket.sequence, key: key, addStart: start, addEnd: end))
+              sequence: registration.ticket.sequence, key: key, policy: policy, addStart: start,
+              addEnd: end))
         case 450..<700:
           guard let item = recent(log.items.count, &random) else { continue }
           log.items[item].finishCalled = true
@@ -114,8 +124,14 @@ struct ConcurrentRun {
           let start = now()
           if reason == .explicit { bag.cancelAll() } else { bag.cancelAll(reason: reason) }
           log.sweeps.append(Sweep(reason: reason, start: start, end: now()))
-        case 870..<880:
+        case 870..<875:
           _ = bag.snapshot()
+        case 875..<880:
+          let key = random.below(keySpace)
+          let start = now()
+          bag.cancel(key: key, reason: .custom("key \(key)"))
+          let sweep = Sweep(reason: .custom("key \(key)"), start: start, end: now())
+          log.keySweeps.append((key, sweep))
         default:
           if let item = recent(log.items.count, &random) {
             _ = log.items[item].registration.isActive
@@ -132,6 +148,7 @@ struct ConcurrentRun {
     let all = threadLogs.flatMap(\.items)
     let sweeps = threadLogs.flatMap(\.sweeps)
     let midwayEnds = threadLogs.flatMap(\.ends)
+    let keySweeps = threadLogs.flatMap(\.keySweeps)
     var inFlight = Set<UInt64>()
     for item in all where item.sequence != 0 {
       let ended = events.terminals(item.sequence).count > 0
@@ -160,12 +177,21 @@ struct ConcurrentRun {
 
     // Every item ended exactly once, for a reason the run allows.
     var outcome = Outcome(items: all.count)
+    // The adds that replace what runs under their key.
     var keyedAdds: [Int: [(sequence: UInt64, end: UInt64)]] = [:]
-    for item in all {
+    for item in all where item.policy == nil || item.policy == .replace {
       if let key = item.key { keyedAdds[key, default: []].append((item.sequence, item.addEnd)) }
     }
     for item in all {
       let reasons = item.record.reasons
+      if item.sequence == 0 && item.policy == .ignoreNew && reasons.count == 1
+        && (!item.kind.receivesReason || reasons[0] == .duplicate)
+        && (reasons[0] == .duplicate || midwayEnds.first.map { $0.start > item.addEnd } ?? true)
+      {
+        // Refused: its key ran. Cancelled before `add` returned, as a duplicate.
+        outcome.rejected += 1
+        continue
+      }
       if item.sequence == 0 {
         // Added to the ended bag: cancelled before `add` returned, with the end's reason.
         outcome.rejected += 1
@@ -206,6 +232,11 @@ struct ConcurrentRun {
             }
         case .custom("one"):
           allowed = !wasInFlight && item.cancelReasons.contains(reason)
+        case _ where reason.description.hasPrefix("key "):
+          // `cancel(key:)`: only items under that key, added before it returned.
+          allowed =
+            !wasInFlight && item.key.map { CancellationReason.custom("key \($0)") } == reason
+            && keySweeps.contains { $0.sweep.reason == reason && $0.sweep.end >= item.addStart }
         default:
           allowed =
             !wasInFlight

@@ -99,11 +99,27 @@ struct AddedWork {
   var wasCancelled: Bool { dispatchItem?.isCancelled ?? (record.cancelCount > 0) }
 }
 
+extension WorkKind {
+  /// Whether this kind of work is added through the generic `add`, which takes a key policy.
+  var takesPolicy: Bool { self == .reasonedClass || self == .plainClass || self == .value }
+}
+
 extension CancelBag {
-  /// Adds work of `kind` recording into `record`, through the API form for that kind.
+  /// Adds work of `kind` recording into `record`, through the API form for that kind; under
+  /// `policy` when the kind takes one (see `WorkKind.takesPolicy`) and `key` is given.
   func add(
-    _ kind: WorkKind, record: ItemRecord, key: (any Hashable & Sendable)?, label: String?
+    _ kind: WorkKind, record: ItemRecord, key: (any Hashable & Sendable)?, label: String?,
+    policy: KeyPolicy? = nil
   ) -> (CancelRegistration, AddedWork) {
+    if let key, let policy, kind.takesPolicy {
+      let work: any AutoCancellable =
+        switch kind {
+        case .reasonedClass: RecordedWork(record)
+        case .plainClass: RecordedPlainWork(record)
+        default: RecordedValueWork(record: record)
+        }
+      return (add(work, key: key, policy: policy, label: label), AddedWork(record: record))
+    }
     switch kind {
     case .reasonedClass:
       return (add(RecordedWork(record), key: key, label: label), AddedWork(record: record))

@@ -85,7 +85,8 @@ struct SingleThreadedRun {
 
   /// The operation being checked, described only when a check fails.
   enum Operation: CustomStringConvertible {
-    case none, add(Int, WorkKind, AnyHashable?, Member), finish(Int)
+    case none, add(Int, WorkKind, AnyHashable?, KeyPolicy?, Member), finish(Int)
+    case cancelKey(AnyHashable, Member, CancellationReason)
     case cancel(Int, CancellationReason), cancelAll(Member, CancellationReason), stale(Int)
     case snapshot(Member), end(Member, CancellationReason), drop(Member), make(Member)
     case newFamily, readAll
@@ -93,8 +94,11 @@ struct SingleThreadedRun {
     var description: String {
       switch self {
       case .none: "start"
-      case .add(let id, let kind, let key, let member):
-        "add #\(id) (\(kind), key \(key.map { "\($0)" } ?? "none")) to the \(member)"
+      case .add(let id, let kind, let key, let policy, let member):
+        "add #\(id) (\(kind), key \(key.map { "\($0)" } ?? "none"), "
+          + "\(policy.map { "\($0)" } ?? "no policy")) to the \(member)"
+      case .cancelKey(let key, let member, let reason):
+        "\(member).cancel(key: \(key), reason: \(reason))"
       case .finish(let id): "finish #\(id)"
       case .cancel(let id, let reason): "cancel #\(id) (\(reason))"
       case .cancelAll(let member, let reason): "\(member).cancelAll(reason: \(reason))"
@@ -225,9 +229,31 @@ struct SingleThreadedRun {
     case 915..<925:
       step += 1
       try make(random.chance(50) ? .child : .linked)
+    case 925..<945:
+      step += 1
+      let member = pickMember()
+      guard let bag = front(member) else { return }
+      let (key, sendableKey) = pickKey()
+      let reason: CancellationReason = random.chance(50) ? .explicit : .custom("key")
+      operation = .cancelKey(key, member, reason)
+      if reason == .explicit {
+        bag.cancel(key: sendableKey)
+      } else {
+        bag.cancel(key: sendableKey, reason: reason)
+      }
+      try check(
+        expecting: models[member.rawValue].cancel(key: key, reason: reason), members: [member])
     default:
       step += 1
       operation = .readAll
+      for member in Member.allCases {
+        guard let bag = front(member) else { continue }
+        for (key, sendableKey) in Self.keySpace
+        where bag.isRunning(key: sendableKey) != models[member.rawValue].isRunning(key) {
+          let model = models[member.rawValue].isRunning(key)
+          throw failure("\(member) isRunning(key: \(key)) is \(!model), model: \(model)")
+        }
+      }
       for id in current {
         let isActive = items[id].registration.isActive
         if isActive != (items[id].fate == .live) {
@@ -246,21 +272,22 @@ struct SingleThreadedRun {
     let kind = WorkKind.allCases[random.below(WorkKind.allCases.count)]
     var key: AnyHashable?
     var sendableKey: (any Hashable & Sendable)?
-    if random.chance(35) {
-      if random.chance(70) {
-        let value = random.below(5)
-        (key, sendableKey) = (value, value)
-      } else {
-        let value = "s\(random.below(3))"
-        (key, sendableKey) = (value, value)
-      }
+    if random.chance(35) { (key, sendableKey) = pickKey() }
+    // Keyed work of the kinds that take one gets a policy a third of the time: the model
+    // decides what it replaces, joins or is refused by.
+    var policy: KeyPolicy?
+    if key != nil && kind.takesPolicy && random.chance(35) {
+      policy = [KeyPolicy.replace, .runConcurrently, .ignoreNew][random.below(3)]
     }
     let label = random.chance(25) ? "i\(id)" : nil
-    operation = .add(id, kind, key, member)
+    operation = .add(id, kind, key, policy, member)
     let record = ItemRecord(id: id, log: log)
     let registration: CancelRegistration
     let work: AddedWork
-    if member == .main && kind == .reasonedClass && random.chance(20), let owner {
+    if policy != nil {
+      (registration, work) = bag.add(
+        kind, record: record, key: sendableKey, label: label, policy: policy)
+    } else if member == .main && kind == .reasonedClass && random.chance(20), let owner {
       registration = owner.autoCancel(RecordedWork(record), key: sendableKey, label: label)
       work = AddedWork(record: record)
     } else if member == .main && kind == .value && random.chance(20), let owner {
@@ -275,11 +302,14 @@ struct SingleThreadedRun {
         registration: registration, work: work, kind: kind, member: member, label: label,
         key: key, fate: .live))
     current.append(id)
-    let expected = models[member.rawValue].add(id, key: key)
+    let expected = models[member.rawValue].add(id, key: key, policy: policy ?? .replace)
     if models[member.rawValue].isRejected(expected, id) {
-      items[id].fate = .cancelled(expected[0].reason)
-      if registration.isActive { throw failure("added to an ended bag, yet active") }
-      if !bag.hasEnded { throw failure("rejected by a bag that has not ended") }
+      let reason = expected.first { $0.id == id }!.reason
+      items[id].fate = .cancelled(reason)
+      if registration.isActive { throw failure("refused, yet active") }
+      if !bag.hasEnded && reason != .duplicate {
+        throw failure("rejected by a bag that has not ended")
+      }
     }
     try check(expecting: expected, members: [member])
   }
@@ -383,6 +413,16 @@ struct SingleThreadedRun {
   }
 
   // MARK: Picking
+
+  /// Every key the run uses: five numbers and three strings.
+  static var keySpace: [(AnyHashable, any Hashable & Sendable)] {
+    (0..<5).map { (AnyHashable($0), $0) } + (0..<3).map { (AnyHashable("s\($0)"), "s\($0)") }
+  }
+
+  /// A key of the run: a number mostly, a string sometimes.
+  private mutating func pickKey() -> (AnyHashable, any Hashable & Sendable) {
+    random.chance(70) ? Self.keySpace[random.below(5)] : Self.keySpace[5 + random.below(3)]
+  }
 
   /// A bag of the family that is still held: the main bag mostly.
   private mutating func pickMember() -> Member {
