@@ -30,6 +30,21 @@ struct CancellationLoadTests {
 
   final class Delegate: NSObject, URLSessionDelegate {}
 
+  /// How a request ended: tallied by its raw value.
+  enum Outcome: Int {
+    case answered, cancelled, other
+
+    init(answered: Bool, error: (any Error)?) {
+      if answered {
+        self = .answered
+      } else if (error as? URLError)?.code == .cancelled {
+        self = .cancelled
+      } else {
+        self = .other
+      }
+    }
+  }
+
   @Test(
     "neither crash nor hang when half the owners go away right after resume()",
     arguments: Route.allCases)
@@ -41,7 +56,7 @@ struct CancellationLoadTests {
     defer { session.finishTasksAndInvalidate() }
     #expect(session.configuration.urlCache != nil)
     let counter = CallCounter()
-    let outcomes = CallCounter()  // 0: data, 1: URLError(.cancelled), 2: anything else
+    let outcomes = CallCounter()  // by Outcome
     let rounds = 10
     let perRound = 50
     var kept: [Owner] = []
@@ -54,13 +69,7 @@ struct CancellationLoadTests {
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
           data, _, error in
           counter.record(id)
-          if data?.count == 2048 {
-            outcomes.record(0)
-          } else if (error as? URLError)?.code == .cancelled {
-            outcomes.record(1)
-          } else {
-            outcomes.record(2)
-          }
+          outcomes.record(Outcome(answered: data?.count == 2048, error: error).rawValue)
           completed.yield(id)
         }
         owner.peek { owner in
@@ -215,7 +224,7 @@ struct CancellationLoadTests {
       CachedURLResponse(response: cachedResponse, data: Data("hit!".utf8)),
       for: URLRequest(url: cachedURL))
     let calls = CallCounter()
-    let outcomes = CallCounter()  // 0: an answer, 1: URLError(.cancelled), 2: anything else
+    let outcomes = CallCounter()  // by Outcome
     let (stream, completed) = AsyncStream<Int>.makeStream()
     let count = Self.racesPerKind
     for id in 0..<count {
@@ -229,15 +238,9 @@ struct CancellationLoadTests {
       let bindFirst = random.chance(50)
       let delay = random.below(30)  // 0: release at once; else after that many milliseconds
       owner.peek { owner in
-        let task = session.dataTask(with: url) { data, response, error in
+        let task = session.dataTask(with: url) { _, response, error in
           calls.record(id)
-          if error == nil, response != nil {
-            outcomes.record(0)
-          } else if (error as? URLError)?.code == .cancelled {
-            outcomes.record(1)
-          } else {
-            outcomes.record(2)
-          }
+          outcomes.record(Outcome(answered: error == nil && response != nil, error: error).rawValue)
           completed.yield(id)
         }
         if bindFirst { owner!.autoCancel(task) }
