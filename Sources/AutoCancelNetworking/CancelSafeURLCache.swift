@@ -12,10 +12,10 @@ import Foundation
 /// It stores nothing itself: every read, write and removal goes to the cache it wraps
 /// (`URLCache.shared` by default), so responses are cached exactly as before.
 ///
-/// The library does not need it: every cancel it makes (a bag's, a helper's, a raw task's)
-/// waits for the lookup on its own. Install it on a session whose tasks you cancel with
-/// `URLSessionTask.cancel()` yourself, or cancel them through the bag instead
-/// (`autoCancel(task).cancel()`).
+/// The library installs it on the twin sessions it runs helpers and streams on, and every
+/// cancel it makes on a caller's session (a bag's, a raw task's) waits for the lookup on its
+/// own. Install it on a session whose tasks you cancel with `URLSessionTask.cancel()`
+/// yourself, or cancel them through the bag instead (`autoCancel(task).cancel()`).
 ///
 /// ## Why it exists
 ///

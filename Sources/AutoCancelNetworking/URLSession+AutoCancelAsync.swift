@@ -57,9 +57,10 @@ import Foundation
 ///
 /// ## Contract (all helpers)
 ///
-/// - Built on completion-handler tasks of `self` (its delegate, cache, cookies and protocol
-///   classes apply): Foundation's own async methods deadlock or crash under cancellation on
-///   Linux (see "Cancelling URLSession work").
+/// - Built on the completion-handler helpers (`dataTask(with:in:label:completionHandler:)`
+///   and its kin), whose tasks behave as `self`'s own (its configuration and delegate apply,
+///   as described there): Foundation's own async methods deadlock or crash under
+///   cancellation on Linux (see "Cancelling URLSession work").
 /// - The call holds `bag` only while it registers the request, never while it waits.
 /// - The cancellation is reported at once; `URLSessionTask.cancel()` runs afterwards on a
 ///   private serial queue, so the connection closes without blocking anyone.
