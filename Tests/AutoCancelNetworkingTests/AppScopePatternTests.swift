@@ -13,8 +13,9 @@ struct AppScopePatternTests {
 
   /// 8 MiB: twice what the socket buffers between client and server hold while the server
   /// holds an upload (about 4 MiB, most of it the client's send buffer), so that a client that
-  /// stops mid-body cannot have handed the server the rest already.
-  static let body = Data(count: 8 << 20)
+  /// stops mid-body cannot have handed the server the rest already. Made per test: a static
+  /// `Data` would live to the end of the process in a form LeakSanitizer cannot follow.
+  let body = Data(count: 8 << 20)
 
   init() throws {
     server = TestServer()
@@ -71,7 +72,7 @@ struct AppScopePatternTests {
   func outlivesTheScreen() async throws {
     let app = AppScope()
     var screen: ComposeScreen? = ComposeScreen(app: app)
-    screen?.send(Self.body, to: heldUpload(id: "outlives"))
+    screen?.send(body, to: heldUpload(id: "outlives"))
     await waitUntilHeld("outlives")
     weak var released: ComposeScreen?
     released = screen
@@ -80,7 +81,7 @@ struct AppScopePatternTests {
     #expect(app.cancelBag.isRunning(key: "outbox"))
     server.releaseUpload(id: "outlives")
     let record = await server.expectRecord(id: "outlives") { $0.isFinished }
-    #expect(record?.requestBodyBytes == Self.body.count)
+    #expect(record?.requestBodyBytes == body.count)
     #expect(record?.completed == true)
     #expect(record?.clientWentAway == false)
     await Self.waitUntilOutboxIsIdle(app)
@@ -91,7 +92,7 @@ struct AppScopePatternTests {
   func endsWithTheAppScope() async throws {
     var app: AppScope? = AppScope()
     var screen: ComposeScreen? = ComposeScreen(app: app!)
-    screen?.send(Self.body, to: heldUploadReadSlowly(id: "app-gone"))
+    screen?.send(body, to: heldUploadReadSlowly(id: "app-gone"))
     await waitUntilHeld("app-gone")
     screen = nil  // the upload goes on
     #expect(app?.cancelBag.isRunning(key: "outbox") == true)
@@ -103,21 +104,21 @@ struct AppScopePatternTests {
     let record = await server.expectRecord(id: "app-gone") { $0.isFinished }
     #expect(record?.clientWentAway == true)
     #expect(record?.completed == false)
-    #expect(record.map { $0.requestBodyBytes < Self.body.count } == true)
+    #expect(record.map { $0.requestBodyBytes < body.count } == true)
   }
 
   @Test("is cancelled when the app scope signs out, and the app scope stays usable")
   func cancelledBySignOut() async throws {
     let app = AppScope()
     let screen = ComposeScreen(app: app)
-    screen.send(Self.body, to: heldUploadReadSlowly(id: "signed-out"))
+    screen.send(body, to: heldUploadReadSlowly(id: "signed-out"))
     await waitUntilHeld("signed-out")
     app.signOut()
     await Self.waitUntilOutboxIsIdle(app)
     server.releaseUpload(id: "signed-out")
     let record = await server.expectRecord(id: "signed-out") { $0.isFinished }
     #expect(record?.clientWentAway == true)
-    #expect(record.map { $0.requestBodyBytes < Self.body.count } == true)
+    #expect(record.map { $0.requestBodyBytes < body.count } == true)
     #expect(screen.lastReply == nil)
     screen.send(Data(count: 1000), to: server.url("/upload?id=after-sign-out"))
     await Self.waitUntilOutboxIsIdle(app)
@@ -138,7 +139,7 @@ struct AppScopePatternTests {
     app.cancelBag.observe { event in
       if case .cancelled(let reason) = event.kind { cancellations.withLock { $0.append(reason) } }
     }
-    screen?.saveDraft(Self.body, to: heldUploadReadSlowly(id: "deadline"), within: .seconds(5))
+    screen?.saveDraft(body, to: heldUploadReadSlowly(id: "deadline"), within: .seconds(5))
     await waitUntilHeld("deadline")
     screen = nil
     await Self.waitUntilEmpty(app)  // the limit cut the upload, which the server holds
@@ -146,6 +147,6 @@ struct AppScopePatternTests {
     server.releaseUpload(id: "deadline")
     let record = await server.expectRecord(id: "deadline") { $0.isFinished }
     #expect(record?.clientWentAway == true)
-    #expect(record.map { $0.requestBodyBytes < Self.body.count } == true)
+    #expect(record.map { $0.requestBodyBytes < body.count } == true)
   }
 }
