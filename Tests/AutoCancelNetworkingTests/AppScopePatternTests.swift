@@ -62,6 +62,17 @@ struct AppScopePatternTests {
     }
   }
 
+  /// Returns once `cancellations` holds a reason: the bag reported a cancel, which it does
+  /// after the work has left it.
+  nonisolated static func waitUntilReported(
+    _ cancellations: Protected<[CancellationReason]>,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    await waitUntil("the bag reported a cancel", sourceLocation: sourceLocation) {
+      !cancellations.current.isEmpty
+    }
+  }
+
   /// Returns once `updates` says that nothing runs any more: the client's task has returned
   /// (and given up its connection).
   nonisolated static func waitUntilStopped(_ updates: AsyncStream<Bool>) async {
@@ -142,8 +153,10 @@ struct AppScopePatternTests {
     screen?.saveDraft(body, to: heldUploadReadSlowly(id: "deadline"), within: .seconds(5))
     await waitUntilHeld("deadline")
     screen = nil
-    await Self.waitUntilEmpty(app)  // the limit cut the upload, which the server holds
+    // The limit cut the upload, which the server holds.
+    await Self.waitUntilReported(cancellations)
     #expect(cancellations.current == [.timedOut])
+    await Self.waitUntilEmpty(app)
     server.releaseUpload(id: "deadline")
     let record = await server.expectRecord(id: "deadline") { $0.isFinished }
     #expect(record?.clientWentAway == true)

@@ -164,9 +164,11 @@ struct FaultCell: Hashable, Codable, Sendable, CustomStringConvertible {
     let own = fault.ownEnding(for: form)
     if trigger == .fault { return CellExpectation(allowed: own, serverSeesTheClientLeave: false) }
     if fault.holdsTheRequest {
-      // Made while the server holds the request, the cancel comes first.
+      // Made while the server holds the request, the cancel comes first; made late, it may
+      // lose to the client's own timeout, the one thing that ends a held request (a killed
+      // server's stall included: only the fault trigger kills it).
       return CellExpectation(
-        allowed: cancelCameLate ? own.union([form.cancellation]) : [form.cancellation],
+        allowed: cancelCameLate ? [.failure(.timedOut), form.cancellation] : [form.cancellation],
         serverSeesTheClientLeave: true)
     }
     // The cancel races the fault: either may come first, nothing else may come.
