@@ -28,15 +28,19 @@ public struct _BagInsertion {
     core.addReportingFinish(work, details: details)
   }
 
-  /// Stores a task, and awaits it in a watcher that finishes its registration.
+  /// Stores a task, and awaits it in a watcher that finishes its registration, or fails it
+  /// when the task threw an error other than a cancellation.
   package func addWatched<Success, Failure>(_ task: Task<Success, Failure>) -> CancelRegistration {
     let registration = CancelRegistration(
       core: core, ticket: core.addTicket(BoxedWork(task), details: details))
     if registration.ticket != .inactive {
       // The lowest priority, so that awaiting the task never raises its own.
       Task<Void, Never>.detached(priority: .background) {
-        _ = await task.result
-        registration.finish()
+        if case .failure(let error) = await task.result, !error.isCancellation {
+          registration.core.fail(registration.ticket, error: error)
+        } else {
+          registration.finish()
+        }
       }
     }
     return registration

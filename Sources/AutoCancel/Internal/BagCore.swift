@@ -244,6 +244,14 @@ struct BagCore: Sendable {
     notify(observers, .finished, removed)
   }
 
+  /// The work of `ticket` ended by throwing `error`, not a cancellation: forget it without
+  /// cancelling, and tell observers it failed. No-op if it already ended.
+  func fail(_ ticket: Ticket, error: any Error) {
+    guard let (removed, observers) = remove(ticket) else { return }
+    removed.details?.itemEnded()
+    notify(observers, .failed(error), removed)
+  }
+
   /// Cancels the work of `ticket` alone. No-op if it already ended.
   func cancel(_ ticket: Ticket, reason: CancellationReason) {
     guard let (removed, observers) = remove(ticket) else { return }
@@ -403,6 +411,12 @@ struct BagCore: Sendable {
   /// launch through.
   @usableFromInline
   func taskReturned(_ ticket: Ticket, turn: KeyTurn) {
+    taskReturned(ticket, turn: turn, failure: nil)
+  }
+
+  /// ``taskReturned(_:turn:)`` of a task whose operation threw `failure`, not a cancellation
+  /// (nil when it returned): observers hear that it failed rather than finished.
+  func taskReturned(_ ticket: Ticket, turn: KeyTurn, failure: (any Error)?) {
     let (removed, effects, observers) = withLock {
       state -> (RemovedItem?, KeyEffects?, [Observer]?) in
       let (removed, effects) = state.taskReturned(ticket, turn: turn)
@@ -410,7 +424,7 @@ struct BagCore: Sendable {
     }
     if let removed {
       removed.details?.itemEnded()
-      notify(observers, .finished, removed)
+      notify(observers, failure.map { .failed($0) } ?? .finished, removed)
     }
     effects?.perform()
   }
