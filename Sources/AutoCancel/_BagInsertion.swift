@@ -31,12 +31,14 @@ public struct _BagInsertion {
   /// Stores a task, and awaits it in a watcher that finishes its registration, or fails it
   /// when the task threw an error other than a cancellation.
   package func addWatched<Success, Failure>(_ task: Task<Success, Failure>) -> CancelRegistration {
+    let box = WatchedTask(task)
     let registration = CancelRegistration(
-      core: core, ticket: core.addTicket(BoxedWork(task), details: details))
+      core: core, ticket: core.addTicket(box, details: details))
     if registration.ticket != .inactive {
-      // The lowest priority, so that awaiting the task never raises its own.
+      // The lowest priority, so that awaiting the task never raises its own. The watcher holds
+      // the box until the task returns (see `WatchedTask`).
       Task<Void, Never>.detached(priority: .background) {
-        if case .failure(let error) = await task.result, !error.isCancellation {
+        if case .failure(let error) = await box.task.result, !error.isCancellation {
           registration.core.fail(registration.ticket, error: error)
         } else {
           registration.finish()

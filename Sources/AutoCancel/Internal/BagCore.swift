@@ -166,8 +166,12 @@ struct BagCore: Sendable {
     case .refused:
       return .refused
     case .added(let ticket, let keyed, let observers, let sweepWork):
-      for item in keyed?.replaced ?? [] {
-        finishCancelling(item, reason: .replaced, observers: observers)
+      if let replaced = keyed?.replaced, !replaced.isEmpty {
+        var watch = OverdueWatch.Batch()
+        for item in replaced {
+          finishCancelling(item, reason: .replaced, observers: observers, watch: &watch)
+        }
+        watch.start()
       }
       if let observers, !flags.contains(.link) {
         let item = CancelBagItem(
@@ -255,7 +259,9 @@ struct BagCore: Sendable {
   /// Cancels the work of `ticket` alone. No-op if it already ended.
   func cancel(_ ticket: Ticket, reason: CancellationReason) {
     guard let (removed, observers) = remove(ticket) else { return }
-    finishCancelling(removed, reason: reason, observers: observers)
+    var watch = OverdueWatch.Batch()
+    finishCancelling(removed, reason: reason, observers: observers, watch: &watch)
+    watch.start()
   }
 
   func isActive(_ ticket: Ticket) -> Bool {
@@ -279,7 +285,11 @@ struct BagCore: Sendable {
         let links = state.extras.map { Array($0.links.values) } ?? []
         return (removed, state.removeAllKeyMembers(), state.observersToNotify, links)
       }
-    removed.forEachOldestFirst { finishCancelling($0, reason: reason, observers: observers) }
+    var watch = OverdueWatch.Batch()
+    removed.forEachOldestFirst {
+      finishCancelling($0, reason: reason, observers: observers, watch: &watch)
+    }
+    watch.start()
     keyEffects?.perform()
     for link in links { (link as? BagLink)?.sourceCancelledAll(reason: reason) }
   }
@@ -309,16 +319,27 @@ struct BagCore: Sendable {
       return true
     case .cancel(var removed, nil):
       // Plain work and nobody to tell (no details, links, observers, memberships, timer or
-      // keys): only the cancels, without an item to describe each one.
-      removed.forEachWorkOldestFirst { $0._cancel(for: reason) }
+      // keys): only the cancels, without an item to describe each one, unless the watch of
+      // overdue work needs the items.
+      var watch = OverdueWatch.Batch()
+      if watch.isOn {
+        removed.forEachOldestFirst {
+          finishCancelling($0, reason: reason, observers: nil, watch: &watch)
+        }
+        watch.start()
+      } else {
+        removed.forEachWorkOldestFirst { $0._cancel(for: reason) }
+      }
       return true
     case .cancel(var removed, let extras):
       extras?.deadlineTimer?._cancel(for: reason)
       for membership in extras?.memberships ?? [] { membership.finish() }
       let observers = extras?.observersToNotify
+      var watch = OverdueWatch.Batch()
       removed.forEachOldestFirst {
-        finishCancelling($0, reason: reason, observers: observers)
+        finishCancelling($0, reason: reason, observers: observers, watch: &watch)
       }
+      watch.start()
       extras?.keyEffectsOfEnd?.perform()
       return true
     }
@@ -333,12 +354,17 @@ struct BagCore: Sendable {
     case cancel(TakenItems, extras: BagExtras?)
   }
 
-  /// Cancels work already taken out of the table, and tells observers. Never under the lock.
+  /// Cancels work already taken out of the table, tells observers, and has the work watched
+  /// for stopping (links excepted). Never under the lock.
   private func finishCancelling(
-    _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?
+    _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?,
+    watch: inout OverdueWatch.Batch
   ) {
     removed.details?.timer?.cancel()
     removed.work._cancel(for: reason)
+    if !removed.flags.contains(.link) {
+      watch.add(removed.work, sequence: removed.sequence, details: removed.details, reason: reason)
+    }
     notify(observers, .cancelled(reason), removed)
     removed.details?.keyEffects?.perform()
   }
@@ -434,7 +460,11 @@ struct BagCore: Sendable {
     let (removed, observers) = withLock { state in
       (state.removeMembers(of: key), state.observersToNotify)
     }
-    for item in removed { finishCancelling(item, reason: reason, observers: observers) }
+    var watch = OverdueWatch.Batch()
+    for item in removed {
+      finishCancelling(item, reason: reason, observers: observers, watch: &watch)
+    }
+    watch.start()
   }
 
   /// Whether anything runs or waits under `key`.
