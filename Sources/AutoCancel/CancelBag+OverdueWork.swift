@@ -18,9 +18,11 @@ extension CancelBag {
   /// its bag cancelled it; nil watches nothing. Default: prints the report in debug builds,
   /// nil in release builds.
   ///
-  /// Watched is work that can tell that it stopped: a bag task, a `Task` bound with
-  /// ``add(_:key:label:)-(Work,_,_)``, and ``FinishReporting`` work (`URLSessionTask` and
-  /// `Operation` with `AutoCancelNetworking`). Work that stops in time costs one entry in a
+  /// Watched is work that its bag held and cancelled, and that can tell that it stopped: a
+  /// bag task, a `Task` bound with ``add(_:key:label:)-(Work,_,_)``, and ``FinishReporting``
+  /// classes (`URLSessionTask` and `Operation` with `AutoCancelNetworking`). A
+  /// ``FinishReporting`` value type, boxed by the bag, and work cancelled because it was added
+  /// to a bag that had ended are not watched. Work that stops in time costs one entry in a
   /// list, made when it is cancelled; adding and finishing work cost nothing more, and with
   /// the handler nil, cancelling costs one read of this setting. One shared timer, the
   /// library's reaper, looks at the list twice a second while it holds anything: the report
