@@ -55,7 +55,8 @@ struct CancelBagOverdueWorkTests {
 
   @Test("is not reported when it honours the cancel")
   func honouringTaskIsNotReported() async {
-    await withOverdueReports(threshold: 0, prefix: "overdue-honouring") { reports in
+    // A long threshold while the task stops, so that no visit reports it meanwhile.
+    await withOverdueReports(threshold: 60, prefix: "overdue-honouring") { reports in
       let bag = CancelBag()
       let started = Signal()
       let task = bag.task(label: "overdue-honouring") {
@@ -66,6 +67,7 @@ struct CancelBagOverdueWorkTests {
       bag.cancelAll()
       await task.value
       // With a threshold of zero, anything still watched and running would be reported now.
+      CancelBag.overdueWorkThreshold = 0
       _ = OverdueWatch.visit()
       #expect(reports.current.isEmpty)
     }
@@ -97,9 +99,10 @@ struct CancelBagOverdueWorkTests {
       bag.add(running, label: "overdue-kind running")
       let finished = RecordingFinishingWork()
       bag.add(finished, label: "overdue-kind finished")
+      // Finished before the cancel, so that no visit can find it running.
+      finished.complete()
       bag.add(RecordingWork(), label: "overdue-kind silent")  // cannot tell: not watched
       bag.end(reason: .custom("closed"))
-      finished.complete()
       await waitUntil("both are reported") { reports.current.count >= 2 }
       _ = OverdueWatch.visit()
       let reported = reports.current.map { $0.item.label ?? "" }.sorted()
