@@ -18,13 +18,13 @@ extension CancelBag {
   /// its bag cancelled it; nil watches nothing. Default: prints the report in debug builds,
   /// nil in release builds.
   ///
-  /// Watched is work that its bag held and cancelled, and that can tell that it stopped: a
-  /// bag task, a `Task` bound with ``add(_:key:label:)-(Work,_,_)``, and ``FinishReporting``
-  /// classes (`URLSessionTask` and `Operation` with `AutoCancelNetworking`). A
-  /// ``FinishReporting`` value type, boxed by the bag, and work cancelled because it was added
-  /// to a bag that had ended are not watched. Work that stops in time costs one entry in a
-  /// list, made when it is cancelled; adding and finishing work cost nothing more, and with
-  /// the handler nil, cancelling costs one read of this setting. One shared timer, the
+  /// Watched is work that its bag cancelled, and that can tell that it stopped: a bag task, a
+  /// `Task` bound with ``add(_:key:label:)-(Work,_,_)``, and ``FinishReporting`` classes
+  /// (`URLSessionTask` and `Operation` with `AutoCancelNetworking`); a ``FinishReporting``
+  /// value type, boxed by the bag, is not. Work given to a bag that had ended, cancelled at
+  /// once, is watched too, and reported as item `#0`. Work that stops in time costs one entry
+  /// in a list, made when it is cancelled; adding and finishing work cost nothing more, and
+  /// with the handler nil, cancelling costs one read of this setting. One shared timer, the
   /// library's reaper, looks at the list twice a second while it holds anything: the report
   /// comes up to half a second after the threshold passed. Work is held weakly meanwhile:
   /// work that nothing else keeps has stopped.

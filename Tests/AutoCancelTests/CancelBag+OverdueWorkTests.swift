@@ -113,6 +113,21 @@ struct CancelBagOverdueWorkTests {
     }
   }
 
+  @Test("is reported when launched on a bag that had ended, with the end's reason")
+  func launchOnEndedBagIsReported() async {
+    await withOverdueReports(threshold: 0, prefix: "overdue-ended") { reports in
+      let bag = CancelBag()
+      bag.end(reason: .custom("gone"))
+      let release = Signal()
+      let task = bag.task(label: "overdue-ended") { await ignoringCancellation(until: release) }
+      await waitUntil("the task is reported") { !reports.current.isEmpty }
+      #expect(reports.current.map(\.reason) == [.custom("gone")])
+      #expect(reports.current.first?.item.id == 0)
+      release.fire()
+      await task.value
+    }
+  }
+
   @Test("calls the handler outside any lock, so that it may use bags and the settings")
   func handlerRunsOutsideLocks() async {
     await withOverdueReports(threshold: 0, prefix: "overdue-lock") { reports in

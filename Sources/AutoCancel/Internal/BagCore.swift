@@ -162,6 +162,10 @@ struct BagCore: Sendable {
     switch outcome {
     case .rejected(let reason):
       work._cancel(for: reason)
+      // Never registered: no number of its own, so it is watched as #0.
+      var watch = OverdueWatch.Batch()
+      watch.add(work, sequence: 0, details: details, reason: reason)
+      watch.start()
       return .rejected
     case .refused:
       return .refused
