@@ -30,10 +30,16 @@ public struct _BagInsertion {
 
   /// Stores a task, and awaits it in a watcher that finishes its registration, or fails it
   /// when the task threw an error other than a cancellation.
+  /// Stores `work` as it is, flagged for the watch of overdue work: it can tell that it
+  /// stopped (``StopReporting``).
+  func addWatchable(_ work: some StopReporting & AutoCancellable) -> CancelRegistration {
+    CancelRegistration(core: core, ticket: core.addTicket(work, flags: .watched, details: details))
+  }
+
   package func addWatched<Success, Failure>(_ task: Task<Success, Failure>) -> CancelRegistration {
     let box = WatchedTask(task)
     let registration = CancelRegistration(
-      core: core, ticket: core.addTicket(box, details: details))
+      core: core, ticket: core.addTicket(box, flags: .watched, details: details))
     if registration.ticket != .inactive {
       // The lowest priority, so that awaiting the task never raises its own. The watcher holds
       // the box until the task returns (see `WatchedTask`).

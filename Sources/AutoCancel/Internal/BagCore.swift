@@ -74,7 +74,7 @@ struct BagCore: Sendable {
       // The common case, kept short, as for plain work.
       let added: (Ticket, SweepWork)? = withLock { state in
         guard state.endReason == nil, !state.isObserved else { return nil }
-        let ticket = state.place(work, flags: [], reporter: work)
+        let ticket = state.place(work, flags: .watched, reporter: work)
         return (
           ticket, SweepWork(state.takeFinishReportersIfDue(), joinsReaper: state.joinsReaper())
         )
@@ -85,7 +85,7 @@ struct BagCore: Sendable {
       }
     }
     return CancelRegistration(
-      core: self, ticket: addTicket(work, flags: [], reporter: work, details: details))
+      core: self, ticket: addTicket(work, flags: .watched, reporter: work, details: details))
   }
 
   /// What an add of finish-reporting work leaves to do after the lock: a sweep that came due,
@@ -164,7 +164,7 @@ struct BagCore: Sendable {
       work._cancel(for: reason)
       // Never registered: no number of its own, so it is watched as #0.
       var watch = OverdueWatch.Batch()
-      watch.add(work, sequence: 0, details: details, reason: reason)
+      watch.add(work, flags: flags, sequence: 0, details: details, reason: reason)
       watch.start()
       return .rejected
     case .refused:
@@ -323,17 +323,14 @@ struct BagCore: Sendable {
       return true
     case .cancel(var removed, nil):
       // Plain work and nobody to tell (no details, links, observers, memberships, timer or
-      // keys): only the cancels, without an item to describe each one, unless the watch of
-      // overdue work needs the items.
+      // keys): only the cancels, without an item to describe each one; the watch of overdue
+      // work takes what it watches.
       var watch = OverdueWatch.Batch()
-      if watch.isOn {
-        removed.forEachOldestFirst {
-          finishCancelling($0, reason: reason, observers: nil, watch: &watch)
-        }
-        watch.start()
-      } else {
-        removed.forEachWorkOldestFirst { $0._cancel(for: reason) }
+      removed.forEachWorkOldestFirst { work, sequence, flags in
+        work._cancel(for: reason)
+        watch.add(work, flags: flags, sequence: sequence, details: nil, reason: reason)
       }
+      watch.start()
       return true
     case .cancel(var removed, let extras):
       extras?.deadlineTimer?._cancel(for: reason)
@@ -366,9 +363,9 @@ struct BagCore: Sendable {
   ) {
     removed.details?.timer?.cancel()
     removed.work._cancel(for: reason)
-    if !removed.flags.contains(.link) {
-      watch.add(removed.work, sequence: removed.sequence, details: removed.details, reason: reason)
-    }
+    watch.add(
+      removed.work, flags: removed.flags, sequence: removed.sequence, details: removed.details,
+      reason: reason)
     notify(observers, .cancelled(reason), removed)
     removed.details?.keyEffects?.perform()
   }
@@ -393,7 +390,7 @@ struct BagCore: Sendable {
       label: label, key: turn.key, addedAt: DispatchTime.now().uptimeNanoseconds,
       policy: policy, hold: .task(turn))
     let ticket: Ticket
-    switch place(cancellation, flags: [], reporter: nil, details: details) {
+    switch place(cancellation, flags: .watched, reporter: nil, details: details) {
     case .added(let added): ticket = added
     case .rejected: ticket = .inactive
     case .refused: return nil

@@ -51,21 +51,26 @@ enum OverdueWatch {
   private static let state = Locked(State())
 
   /// The watchable work of one cancel, collected while cancelling and handed over after.
+  ///
+  /// Reads the setting only when a cancel meets work flagged ``ItemFlags/watched``, once per
+  /// cancel: plain work costs nothing, and nothing is cast.
   struct Batch {
-    /// Whether anything is watched: read once per cancel.
-    let isOn: Bool
+    /// Whether the handler is set: nil until watched work comes.
+    private var isOn: Bool?
     private var now: UInt64 = 0
     private var entries: [Entry] = []
 
-    init() {
-      isOn = OverdueWatch.settings.withLock { $0.handler != nil }
-    }
+    init() {}
 
-    /// Watches `work`, cancelled for `reason`, if it can tell that it stopped.
+    /// Watches `work`, cancelled for `reason`, if its `flags` say that it can tell that it
+    /// stopped and a handler is set.
     mutating func add(
-      _ work: StoredWork, sequence: UInt64, details: ItemDetails?, reason: CancellationReason
+      _ work: StoredWork, flags: ItemFlags, sequence: UInt64, details: ItemDetails?,
+      reason: CancellationReason
     ) {
-      guard isOn, work is any StopReporting || work is any FinishReporting else { return }
+      guard flags.contains(.watched) else { return }
+      if isOn == nil { isOn = OverdueWatch.settings.withLock { $0.handler != nil } }
+      guard isOn == true else { return }
       if now == 0 { now = DispatchTime.now().uptimeNanoseconds }
       entries.append(
         Entry(

@@ -14,6 +14,13 @@
 /// the inlinable `CancelBag.launch`, which is specialized for each caller's task type.
 @usableFromInline
 final class TaskCancellation: ReasonAwareCancellable, WrappingWork, StopReporting {
+  /// Stored as it is, flagged for the watch of overdue work: its task can tell that it
+  /// stopped. Its own witness, as the class default cannot know.
+  @usableFromInline
+  static func _add(_ work: TaskCancellation, to insertion: _BagInsertion) -> CancelRegistration {
+    insertion.addWatchable(work)
+  }
+
   /// Where the bag task is in its run.
   enum Run: Sendable {
     /// `begin` has not run yet.
