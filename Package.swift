@@ -8,6 +8,8 @@ let package = Package(
     .library(name: "AutoCancel", targets: ["AutoCancel"]),
     .library(name: "AutoCancelNetworking", targets: ["AutoCancelNetworking"]),
     .library(name: "AutoCancelObjC", targets: ["AutoCancelObjC"]),
+    // Checks for apps' tests: waiting until a bag is idle, naming the work it still holds.
+    .library(name: "AutoCancelTesting", targets: ["AutoCancelTesting"]),
     // Not for apps: the loopback test server and the seeded generator that this package's
     // tests share with the demo and bench in Demo/, a package of its own that can reach them
     // only through products. Their API may change in any release.
@@ -24,6 +26,8 @@ let package = Package(
     // The Objective-C category's one-liner on any NSObject, and its drop-in for Objective-C
     // callers (Apple platforms; its runtime-free parts build and are tested everywhere).
     .target(name: "AutoCancelObjC", dependencies: ["AutoCancel"]),
+    // Checks for tests, free of XCTest and Swift Testing, so that any test target links it.
+    .target(name: "AutoCancelTesting", dependencies: ["AutoCancel"]),
     // A tiny HTTP/1.1 server on 127.0.0.1 for the tests and the demo.
     .target(name: "LoopbackHTTPServer"),
     // SplitMix64, the one reproducible generator of the tests' seeded runs and the demo's
@@ -55,6 +59,10 @@ let package = Package(
     .testTarget(
       name: "AutoCancelObjCTests",
       dependencies: ["AutoCancel", "AutoCancelObjC", "AutoCancelTestSupport", "SeededRandom"]
+    ),
+    .testTarget(
+      name: "AutoCancelTestingTests",
+      dependencies: ["AutoCancel", "AutoCancelTesting", "AutoCancelTestSupport"]
     ),
     // The samples of the DocC articles on apps, Combine and Objective-C, compiled and run
     // (Apple-only ones inside `#if`).

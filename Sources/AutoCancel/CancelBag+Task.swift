@@ -19,6 +19,19 @@ extension CancelBag {
   ///
   /// If the bag has ended, the task starts already cancelled.
   ///
+  /// A failure is not lost when nobody awaits the task: if the operation throws an error whose
+  /// ``Swift/Error/isCancellation`` is false, the bag's observers hear
+  /// ``CancelBagEvent/Kind/failed(_:)`` with it, in place of ``CancelBagEvent/Kind/finished``,
+  /// before anyone awaiting the task resumes. A `CancellationError` is no failure, and a task
+  /// the bag cancelled was already reported as cancelled. Returning costs nothing more for it.
+  ///
+  /// ```swift
+  /// cancelBag.observe { event in
+  ///   if case .failed(let error) = event.kind { log("\(event.item.label ?? "task"): \(error)") }
+  /// }
+  /// cancelBag.task(label: "sync") { try await store.sync() }  // a thrown error reaches `log`
+  /// ```
+  ///
   /// The task is named after its label and key (`"search [query]"`, SE-0469), where the
   /// compiler and the runtime keep task names (Swift 6.2, iOS 26 / macOS 26); no name is made
   /// for a task without a key.

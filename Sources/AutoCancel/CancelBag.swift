@@ -47,14 +47,17 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   /// Makes an empty bag.
   ///
-  /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`.
+  /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, and
+  ///   under which the bag is counted while it lives (``liveCount(label:)``).
   public init(label: String? = nil) {
     core = BagCore()
     self.label = label
+    if let label { LiveBags.made(label) }
   }
 
   deinit {
     core.end(reason: .ownerGone)
+    if let label { LiveBags.released(label) }
   }
 
   // MARK: Adding work

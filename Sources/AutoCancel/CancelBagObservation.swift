@@ -31,7 +31,8 @@ public struct CancelBagObservation: AutoCancellable, Hashable {
 
 /// Observing what happens to a bag's work.
 extension CancelBag {
-  /// Calls `handler` for every piece of work registered, finished or cancelled from now on.
+  /// Calls `handler` for every piece of work registered, finished, failed or cancelled from now
+  /// on.
   ///
   /// The handler runs synchronously on the thread that caused the event, never under the
   /// bag's lock, so it may use the bag; keep it short. Capture the bag weakly: the bag keeps

@@ -28,15 +28,27 @@ public struct _BagInsertion {
     core.addReportingFinish(work, details: details)
   }
 
-  /// Stores a task, and awaits it in a watcher that finishes its registration.
+  /// Stores a task, and awaits it in a watcher that finishes its registration, or fails it
+  /// when the task threw an error other than a cancellation.
+  /// Stores `work` as it is, flagged for the watch of overdue work: it can tell that it
+  /// stopped (``StopReporting``).
+  func addWatchable(_ work: some StopReporting & AutoCancellable) -> CancelRegistration {
+    CancelRegistration(core: core, ticket: core.addTicket(work, flags: .watched, details: details))
+  }
+
   package func addWatched<Success, Failure>(_ task: Task<Success, Failure>) -> CancelRegistration {
+    let box = WatchedTask(task)
     let registration = CancelRegistration(
-      core: core, ticket: core.addTicket(BoxedWork(task), details: details))
+      core: core, ticket: core.addTicket(box, flags: .watched, details: details))
     if registration.ticket != .inactive {
-      // The lowest priority, so that awaiting the task never raises its own.
+      // The lowest priority, so that awaiting the task never raises its own. The watcher holds
+      // the box until the task returns (see `WatchedTask`).
       Task<Void, Never>.detached(priority: .background) {
-        _ = await task.result
-        registration.finish()
+        if case .failure(let error) = await box.task.result, !error.isCancellation {
+          registration.core.fail(registration.ticket, error: error)
+        } else {
+          registration.finish()
+        }
       }
     }
     return registration

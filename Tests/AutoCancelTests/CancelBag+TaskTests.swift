@@ -270,3 +270,101 @@ struct ForeignCancellationReasonTests {
     #expect(inBagTask == .custom("left"))
   }
 }
+
+@Suite("The failure of a bag task", timeLimit(minutes: 1))
+struct CancelBagTaskFailureTests {
+  struct Offline: Error, CustomStringConvertible {
+    var description: String { "offline" }
+  }
+
+  /// The kinds of the events a bag sent, in order.
+  final class Kinds: Sendable {
+    private let state = Protected<[CancelBagEvent.Kind]>([])
+    func append(_ event: CancelBagEvent) { state.withLock { $0.append(event.kind) } }
+    var all: [CancelBagEvent.Kind] { state.current }
+  }
+
+  @Test("reaches the bag's observers, with the error, when nobody awaits the task")
+  func thrownErrorReachesObservers() async {
+    let bag = CancelBag()
+    let kinds = Kinds()
+    let labels = Protected<[String?]>([])
+    bag.observe { event in
+      kinds.append(event)
+      labels.withLock { $0.append(event.item.label) }
+    }
+    bag.task(label: "sync") { () async throws -> Void in throw Offline() }
+    await waitUntil("the task ended") { kinds.all.count == 2 }
+    #expect(kinds.all == [.registered, .failed(Offline())])
+    #expect(labels.current == ["sync", "sync"])
+    #expect(bag.count == 0)
+  }
+
+  @Test("is reported before an awaiter of the task resumes")
+  func reportedBeforeTheAwaiterResumes() async {
+    let bag = CancelBag()
+    let kinds = Kinds()
+    bag.observe(kinds.append)
+    let task = bag.task { () async throws -> Int in throw Offline() }
+    _ = await task.result
+    #expect(kinds.all == [.registered, .failed(Offline())])
+  }
+
+  @Test("is not a CancellationError the operation throws: the task finishes")
+  func cancellationIsNoFailure() async {
+    let bag = CancelBag()
+    let kinds = Kinds()
+    bag.observe(kinds.append)
+    _ = await bag.task { () async throws -> Void in throw CancellationError() }.result
+    #expect(kinds.all == [.registered, .finished])
+  }
+
+  @Test("is not what a task the bag cancelled throws afterwards: it was cancelled")
+  func cancelledTaskIsNotFailedToo() async {
+    let bag = CancelBag()
+    let kinds = Kinds()
+    bag.observe(kinds.append)
+    let started = Signal()
+    let task = bag.task { () async throws -> Void in
+      started.fire()
+      while !Task.isCancelled { await Task.yield() }
+      throw Offline()
+    }
+    await started.wait()
+    bag.cancelAll()
+    _ = await task.result
+    #expect(kinds.all == [.registered, .cancelled(.explicit)])
+  }
+
+  @Test("is none when the operation returns: the task finishes")
+  func successFinishes() async throws {
+    let bag = CancelBag()
+    let kinds = Kinds()
+    bag.observe(kinds.append)
+    #expect(try await bag.task { () async throws -> Int in 7 }.value == 7)
+    #expect(await bag.task { () async -> Int in 8 }.value == 8)
+    #expect(kinds.all == [.registered, .finished, .registered, .finished])
+  }
+
+  @Test("reaches observers from a task launched under a key, by policy or not")
+  func keyedTaskFailureReachesObservers() async {
+    let bag = CancelBag()
+    let kinds = Kinds()
+    bag.observe(kinds.append)
+    _ = await bag.task(key: "a") { () async throws -> Void in throw Offline() }.result
+    _ = await bag.task(key: "b", policy: .enqueue) { () async throws -> Void in throw Offline() }?
+      .result
+    #expect(kinds.all == [.registered, .failed(Offline()), .registered, .failed(Offline())])
+    #expect(!bag.isRunning(key: "a") && !bag.isRunning(key: "b"))
+  }
+
+  @Test("reaches observers from a Task bound with add")
+  func addedTaskFailureReachesObservers() async {
+    let bag = CancelBag()
+    let kinds = Kinds()
+    bag.observe(kinds.append)
+    bag.add(Task { () async throws -> Void in throw Offline() })
+    await waitUntil("the task ended") { kinds.all.count == 2 }
+    #expect(kinds.all == [.registered, .failed(Offline())])
+  }
+}

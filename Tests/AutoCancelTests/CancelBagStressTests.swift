@@ -18,9 +18,11 @@ private final class Ledger: Sendable {
     var cancels = 0
     var released = false
     var releasedByFinish = false
-    /// What the bag's observers heard: `.finished` and `.cancelled` events of this item.
+    /// What the bag's observers heard: `.finished`, `.cancelled` and `.failed` events of this
+    /// item (work of a round never throws, so never the last).
     var finishedEvents = 0
     var cancelledEvents = 0
+    var failedEvents = 0
   }
 
   private let entries = Protected<[Entry]>([])
@@ -50,6 +52,7 @@ private final class Ledger: Sendable {
       case .registered: break
       case .finished: entries[id].finishedEvents += 1
       case .cancelled: entries[id].cancelledEvents += 1
+      case .failed: entries[id].failedEvents += 1
       }
     }
   }
@@ -203,6 +206,7 @@ struct CancelBagStressTests {
         problems.append(
           "item \(id) reported ended \(entry.finishedEvents + entry.cancelledEvents) times")
       }
+      if entry.failedEvents > 0 { problems.append("item \(id) reported failed") }
       if entry.cancelledEvents == 1 && !cancelled {
         problems.append("item \(id) reported cancelled but was not")
       }

@@ -74,7 +74,7 @@ struct BagCore: Sendable {
       // The common case, kept short, as for plain work.
       let added: (Ticket, SweepWork)? = withLock { state in
         guard state.endReason == nil, !state.isObserved else { return nil }
-        let ticket = state.place(work, flags: [], reporter: work)
+        let ticket = state.place(work, flags: .watched, reporter: work)
         return (
           ticket, SweepWork(state.takeFinishReportersIfDue(), joinsReaper: state.joinsReaper())
         )
@@ -85,7 +85,7 @@ struct BagCore: Sendable {
       }
     }
     return CancelRegistration(
-      core: self, ticket: addTicket(work, flags: [], reporter: work, details: details))
+      core: self, ticket: addTicket(work, flags: .watched, reporter: work, details: details))
   }
 
   /// What an add of finish-reporting work leaves to do after the lock: a sweep that came due,
@@ -162,12 +162,20 @@ struct BagCore: Sendable {
     switch outcome {
     case .rejected(let reason):
       work._cancel(for: reason)
+      // Never registered: no number of its own, so it is watched as #0.
+      var watch = OverdueWatch.Batch()
+      watch.add(work, flags: flags, sequence: 0, details: details, reason: reason)
+      watch.start()
       return .rejected
     case .refused:
       return .refused
     case .added(let ticket, let keyed, let observers, let sweepWork):
-      for item in keyed?.replaced ?? [] {
-        finishCancelling(item, reason: .replaced, observers: observers)
+      if let replaced = keyed?.replaced, !replaced.isEmpty {
+        var watch = OverdueWatch.Batch()
+        for item in replaced {
+          finishCancelling(item, reason: .replaced, observers: observers, watch: &watch)
+        }
+        watch.start()
       }
       if let observers, !flags.contains(.link) {
         let item = CancelBagItem(
@@ -244,10 +252,20 @@ struct BagCore: Sendable {
     notify(observers, .finished, removed)
   }
 
+  /// The work of `ticket` ended by throwing `error`, not a cancellation: forget it without
+  /// cancelling, and tell observers it failed. No-op if it already ended.
+  func fail(_ ticket: Ticket, error: any Error) {
+    guard let (removed, observers) = remove(ticket) else { return }
+    removed.details?.itemEnded()
+    notify(observers, .failed(error), removed)
+  }
+
   /// Cancels the work of `ticket` alone. No-op if it already ended.
   func cancel(_ ticket: Ticket, reason: CancellationReason) {
     guard let (removed, observers) = remove(ticket) else { return }
-    finishCancelling(removed, reason: reason, observers: observers)
+    var watch = OverdueWatch.Batch()
+    finishCancelling(removed, reason: reason, observers: observers, watch: &watch)
+    watch.start()
   }
 
   func isActive(_ ticket: Ticket) -> Bool {
@@ -271,7 +289,11 @@ struct BagCore: Sendable {
         let links = state.extras.map { Array($0.links.values) } ?? []
         return (removed, state.removeAllKeyMembers(), state.observersToNotify, links)
       }
-    removed.forEachOldestFirst { finishCancelling($0, reason: reason, observers: observers) }
+    var watch = OverdueWatch.Batch()
+    removed.forEachOldestFirst {
+      finishCancelling($0, reason: reason, observers: observers, watch: &watch)
+    }
+    watch.start()
     keyEffects?.perform()
     for link in links { (link as? BagLink)?.sourceCancelledAll(reason: reason) }
   }
@@ -301,16 +323,24 @@ struct BagCore: Sendable {
       return true
     case .cancel(var removed, nil):
       // Plain work and nobody to tell (no details, links, observers, memberships, timer or
-      // keys): only the cancels, without an item to describe each one.
-      removed.forEachWorkOldestFirst { $0._cancel(for: reason) }
+      // keys): only the cancels, without an item to describe each one; the watch of overdue
+      // work takes what it watches.
+      var watch = OverdueWatch.Batch()
+      removed.forEachWorkOldestFirst { work, sequence, flags in
+        work._cancel(for: reason)
+        watch.add(work, flags: flags, sequence: sequence, details: nil, reason: reason)
+      }
+      watch.start()
       return true
     case .cancel(var removed, let extras):
       extras?.deadlineTimer?._cancel(for: reason)
       for membership in extras?.memberships ?? [] { membership.finish() }
       let observers = extras?.observersToNotify
+      var watch = OverdueWatch.Batch()
       removed.forEachOldestFirst {
-        finishCancelling($0, reason: reason, observers: observers)
+        finishCancelling($0, reason: reason, observers: observers, watch: &watch)
       }
+      watch.start()
       extras?.keyEffectsOfEnd?.perform()
       return true
     }
@@ -325,12 +355,17 @@ struct BagCore: Sendable {
     case cancel(TakenItems, extras: BagExtras?)
   }
 
-  /// Cancels work already taken out of the table, and tells observers. Never under the lock.
+  /// Cancels work already taken out of the table, tells observers, and has the work watched
+  /// for stopping (links excepted). Never under the lock.
   private func finishCancelling(
-    _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?
+    _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?,
+    watch: inout OverdueWatch.Batch
   ) {
     removed.details?.timer?.cancel()
     removed.work._cancel(for: reason)
+    watch.add(
+      removed.work, flags: removed.flags, sequence: removed.sequence, details: removed.details,
+      reason: reason)
     notify(observers, .cancelled(reason), removed)
     removed.details?.keyEffects?.perform()
   }
@@ -355,7 +390,7 @@ struct BagCore: Sendable {
       label: label, key: turn.key, addedAt: DispatchTime.now().uptimeNanoseconds,
       policy: policy, hold: .task(turn))
     let ticket: Ticket
-    switch place(cancellation, flags: [], reporter: nil, details: details) {
+    switch place(cancellation, flags: .watched, reporter: nil, details: details) {
     case .added(let added): ticket = added
     case .rejected: ticket = .inactive
     case .refused: return nil
@@ -403,6 +438,12 @@ struct BagCore: Sendable {
   /// launch through.
   @usableFromInline
   func taskReturned(_ ticket: Ticket, turn: KeyTurn) {
+    taskReturned(ticket, turn: turn, failure: nil)
+  }
+
+  /// ``taskReturned(_:turn:)`` of a task whose operation threw `failure`, not a cancellation
+  /// (nil when it returned): observers hear that it failed rather than finished.
+  func taskReturned(_ ticket: Ticket, turn: KeyTurn, failure: (any Error)?) {
     let (removed, effects, observers) = withLock {
       state -> (RemovedItem?, KeyEffects?, [Observer]?) in
       let (removed, effects) = state.taskReturned(ticket, turn: turn)
@@ -410,7 +451,7 @@ struct BagCore: Sendable {
     }
     if let removed {
       removed.details?.itemEnded()
-      notify(observers, .finished, removed)
+      notify(observers, failure.map { .failed($0) } ?? .finished, removed)
     }
     effects?.perform()
   }
@@ -420,7 +461,11 @@ struct BagCore: Sendable {
     let (removed, observers) = withLock { state in
       (state.removeMembers(of: key), state.observersToNotify)
     }
-    for item in removed { finishCancelling(item, reason: reason, observers: observers) }
+    var watch = OverdueWatch.Batch()
+    for item in removed {
+      finishCancelling(item, reason: reason, observers: observers, watch: &watch)
+    }
+    watch.start()
   }
 
   /// Whether anything runs or waits under `key`.

@@ -2,7 +2,8 @@
 ///
 /// Made before the task exists (`CancelBag.prepareTask`), so that the task can end its own
 /// registration, and captured by the task's operation, whose body is `run` (launches without
-/// a policy) or `runIfStarted` (launches with one).
+/// a policy) or `runIfStarted` (launches with one). An operation that throws an error other
+/// than a cancellation ends the registration as failed, so that observers hear of it.
 ///
 /// Usable from inline code, with its members, for the inlinable launchers, which are
 /// specialized for each caller's task type.
@@ -28,9 +29,16 @@ struct BagTask: Sendable {
   func run<Success: Sendable>(
     isolation: isolated (any Actor)?, _ operation: @isolated(any) () async throws -> Success
   ) async rethrows -> Success {
-    defer { returned() }
     cancellation.begin()
-    return try await operation()
+    let value: Success
+    do {
+      value = try await operation()
+    } catch {
+      returned(throwing: error)
+      throw error
+    }
+    returned()
+    return value
   }
 
   /// The body of a task launched with a policy: waits for the task's turn, runs `operation` on
@@ -40,9 +48,19 @@ struct BagTask: Sendable {
   func runIfStarted<Success: Sendable>(
     isolation: isolated (any Actor)?, _ operation: @isolated(any) () async throws -> Success
   ) async throws -> Success {
-    defer { returned() }
-    guard await starts(isolation: isolation) else { throw CancellationError() }
-    return try await operation()
+    guard await starts(isolation: isolation) else {
+      returned()
+      throw CancellationError()
+    }
+    let value: Success
+    do {
+      value = try await operation()
+    } catch {
+      returned(throwing: error)
+      throw error
+    }
+    returned()
+    return value
   }
 
   /// Waits for the task's turn under its key, then says whether its operation may start: it was
@@ -73,6 +91,21 @@ struct BagTask: Sendable {
       registration.core.taskReturned(registration.ticket, turn: turn)
     } else {
       registration.finish()
+    }
+  }
+
+  /// The task's run is over because its operation threw `error`: as ``returned()``, but a
+  /// registration still in flight ends as failed, unless `error` is a cancellation.
+  ///
+  /// Not inlinable: only the throwing path pays for it, and the error's check.
+  @usableFromInline
+  func returned(throwing error: any Error) {
+    guard !error.isCancellation else { return returned() }
+    cancellation.end()
+    if let turn {
+      registration.core.taskReturned(registration.ticket, turn: turn, failure: error)
+    } else {
+      registration.core.fail(registration.ticket, error: error)
     }
   }
 

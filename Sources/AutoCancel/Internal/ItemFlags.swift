@@ -17,5 +17,8 @@ struct ItemFlags: OptionSet, Sendable {
   static let detailed = ItemFlags(rawValue: 1 << 1)
   /// A link to a child or linked bag: not work in flight, survives `cancelAll`.
   static let link = ItemFlags(rawValue: 1 << 2)
-  static let bitCount: UInt64 = 3
+  /// Can tell that it stopped (a bag task, a bound `Task`, ``FinishReporting`` work): watched
+  /// once cancelled, while the overdue-work handler is set. Only its cancels read the setting.
+  static let watched = ItemFlags(rawValue: 1 << 3)
+  static let bitCount: UInt64 = 4
 }

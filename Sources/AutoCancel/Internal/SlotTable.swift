@@ -1,7 +1,7 @@
 /// One entry of a ``SlotTable``: 24 bytes.
 ///
 /// An occupied slot holds its work and `sequence << ItemFlags.bitCount | flags` (sequence
-/// numbers stay below 2^60, far beyond what a bag can reach, so the free bit stays clear); a
+/// numbers stay below 2^59, far beyond what a bag can reach, so the free bit stays clear); a
 /// free slot holds no work and `freeBit | index of the next free slot` (or `freeBit | freeEnd`).
 struct Slot {
   var work: StoredWork?

@@ -16,10 +16,16 @@ struct TakenItems {
 
   /// Takes the work out, oldest first, and hands it to `body`: for items taken with no
   /// details and no links, when there is no one to tell.
-  mutating func forEachWorkOldestFirst(_ body: (StoredWork) -> Void) {
+  mutating func forEachWorkOldestFirst(
+    _ body: (StoredWork, _ sequence: UInt64, ItemFlags) -> Void
+  ) {
     slots.withUnsafeMutableBufferPointer { buffer in
       TakenItems.forEachOccupiedOldestFirst(buffer) { index in
-        if let work = buffer[index].work.take() { body(work) }
+        guard let work = buffer[index].work.take() else { return }
+        let tag = buffer[index].tag
+        body(
+          work, tag >> ItemFlags.bitCount,
+          ItemFlags(rawValue: tag & ((1 << ItemFlags.bitCount) - 1)))
       }
     }
   }

@@ -13,7 +13,14 @@
 /// Usable from inline code, with `init`, `attach`, `begin`, `end` and the cancel methods, for
 /// the inlinable `CancelBag.launch`, which is specialized for each caller's task type.
 @usableFromInline
-final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
+final class TaskCancellation: ReasonAwareCancellable, WrappingWork, StopReporting {
+  /// Stored as it is, flagged for the watch of overdue work: its task can tell that it
+  /// stopped. Its own witness, as the class default cannot know.
+  @usableFromInline
+  static func _add(_ work: TaskCancellation, to insertion: _BagInsertion) -> CancelRegistration {
+    insertion.addWatchable(work)
+  }
+
   /// Where the bag task is in its run.
   enum Run: Sendable {
     /// `begin` has not run yet.
@@ -141,6 +148,14 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork {
   }
 
   var reason: CancellationReason? { withLock { $0.reason } }
+
+  /// Whether the bag task's run is over (`end` ran), for the watch of overdue work.
+  var hasStopped: Bool {
+    withLock { state in
+      if case .ended = state.run { return true }
+      return false
+    }
+  }
 
   var wrappedTypeName: String {
     withLock { $0.latch.attachedWork.map { String(describing: type(of: $0)) } } ?? "Task"

@@ -26,6 +26,22 @@ final class BoxedWork<Work: AutoCancellable>: ReasonAwareCancellable, WrappingWo
   var wrappedTypeName: String { String(describing: Work.self) }
 }
 
+/// A `Task` bound with `add`, boxed once, and kept by the watcher that awaits it: alive exactly
+/// as long as the task runs, so that the watch of overdue work, which holds it weakly, knows
+/// it stopped once it is gone.
+final class WatchedTask<Success: Sendable, Failure: Error>: AutoCancellable, WrappingWork,
+  StopReporting
+{
+  let task: Task<Success, Failure>
+
+  init(_ task: Task<Success, Failure>) { self.task = task }
+
+  func cancel() { task.cancel() }
+  var wrappedTypeName: String { String(describing: Task<Success, Failure>.self) }
+  /// Still alive: the watcher holds it until the task returns.
+  var hasStopped: Bool { false }
+}
+
 /// A closure run once, when the registration is cancelled.
 final class ClosureWork: ReasonAwareCancellable, WrappingWork {
   let onCancel: @Sendable (CancellationReason) -> Void

@@ -248,6 +248,8 @@ struct ConcurrentRun {
             "item \(item.sequence) (key \(String(describing: item.key))) cancelled for \(reason), "
               + "which no operation justifies")
         }
+      case .failed(let error):
+        throw failure("item \(item.sequence) failed, yet no work of the run throws: \(error)")
       case .registered:
         throw failure("a registered event counted as terminal")
       }

@@ -1,0 +1,45 @@
+/// Work still running long after its bag cancelled it: what the watchdog reports, once.
+///
+/// Work that can tell that it stopped (a bag task, a `Task` bound with
+/// ``CancelBag/add(_:key:label:)-(Work,_,_)``, ``FinishReporting`` work such as a
+/// `URLSessionTask` or an `Operation`) and is still running
+/// ``CancelBag/overdueWorkThreshold`` seconds after its bag cancelled it is handed to
+/// ``CancelBag/overdueWorkHandler``: it ignores its cancel, and keeps its resources (a socket,
+/// a screen's model) alive.
+///
+/// ```swift
+/// CancelBag.overdueWorkHandler = { overdue in
+///   logger.warning("\(overdue)")
+///   // "AutoCancel: #4 sync (Task<(), Error>) still runs 10.2 s after it was cancelled
+///   //  (owner gone)"
+/// }
+/// ```
+///
+/// See <doc:DebuggingWork>.
+public struct OverdueWork: Sendable, CustomStringConvertible {
+  /// The work, as a snapshot would list it: its number, label, key and type.
+  public let item: CancelBagItem
+
+  /// Why its bag cancelled it.
+  public let reason: CancellationReason
+
+  /// Seconds from the cancel to the moment the work was found still running: at least
+  /// ``CancelBag/overdueWorkThreshold``, and up to half a second more.
+  public let secondsSinceCancel: Double
+
+  /// A report of `item`, cancelled for `reason`, still running `secondsSinceCancel` later.
+  init(item: CancelBagItem, reason: CancellationReason, secondsSinceCancel: Double) {
+    self.item = item
+    self.reason = reason
+    self.secondsSinceCancel = secondsSinceCancel
+  }
+
+  /// `AutoCancel: #4 sync (Task<(), Error>) still runs 10.2 s after it was cancelled (owner
+  /// gone)`.
+  public var description: String {
+    let tenths = Int((secondsSinceCancel * 10).rounded())
+    return
+      "AutoCancel: \(item) still runs \(tenths / 10).\(tenths % 10) s after it was cancelled "
+      + "(\(reason))"
+  }
+}
