@@ -23,8 +23,9 @@ extension CancelBag {
   /// (`URLSessionTask` and `Operation` with `AutoCancelNetworking`); a ``FinishReporting``
   /// value type, boxed by the bag, is not. Work given to a bag that had ended, cancelled at
   /// once, is watched too, and reported as item `#0`. Work that stops in time costs one entry
-  /// in a list, made when it is cancelled; adding and finishing work cost nothing more, and
-  /// with the handler nil, cancelling costs one read of this setting. One shared timer, the
+  /// in a list, made when it is cancelled; adding and finishing work cost nothing more,
+  /// cancelling plain work costs nothing, and with the handler nil a cancel that meets
+  /// watchable work costs one read of this setting. One shared timer, the
   /// library's reaper, looks at the list twice a second while it holds anything: the report
   /// comes up to half a second after the threshold passed. Work is held weakly meanwhile:
   /// work that nothing else keeps has stopped.

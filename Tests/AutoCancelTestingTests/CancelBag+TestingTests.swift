@@ -68,6 +68,7 @@ struct CancelBagWorkInFlightMessageTests {
     bag.add(RecordingWork(), label: "feed")
     bag.add(RecordingWork())
     let message = bag.workInFlightMessage() ?? ""
+    print(message)
     #expect(message.hasPrefix("CancelBag(Feed) still holds 2 items: #1 feed (RecordingWork)"))
     #expect(message.hasSuffix(", #2 (RecordingWork)"))
   }

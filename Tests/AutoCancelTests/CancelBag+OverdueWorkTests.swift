@@ -42,6 +42,7 @@ struct CancelBagOverdueWorkTests {
       _ = OverdueWatch.visit()
       _ = OverdueWatch.visit()
       let all = reports.current
+      for report in all { print(report) }
       #expect(all.count == 1)
       #expect(all.first?.item.label == "overdue-ignoring")
       #expect(all.first?.item.workType.hasPrefix("Task") == true)
