@@ -30,15 +30,7 @@ struct BagTask: Sendable {
     isolation: isolated (any Actor)?, _ operation: @isolated(any) () async throws -> Success
   ) async rethrows -> Success {
     cancellation.begin()
-    let value: Success
-    do {
-      value = try await operation()
-    } catch {
-      returned(throwing: error)
-      throw error
-    }
-    returned()
-    return value
+    return try await runToTheEnd(isolation: isolation, operation)
   }
 
   /// The body of a task launched with a policy: waits for the task's turn, runs `operation` on
@@ -52,6 +44,15 @@ struct BagTask: Sendable {
       returned()
       throw CancellationError()
     }
+    return try await runToTheEnd(isolation: isolation, operation)
+  }
+
+  /// Runs `operation` and ends the task's run with what it did: returned, or threw (a failure
+  /// unless it is a cancellation).
+  @inlinable
+  func runToTheEnd<Success: Sendable>(
+    isolation: isolated (any Actor)?, _ operation: @isolated(any) () async throws -> Success
+  ) async rethrows -> Success {
     let value: Success
     do {
       value = try await operation()
