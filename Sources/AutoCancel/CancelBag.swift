@@ -50,13 +50,13 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, and
   ///   under which the bag is counted while it lives (``liveCount(label:)``).
   public init(label: String? = nil) {
-    core = BagCore()
+    core = BagCore(label: label)
     self.label = label
     if let label { LiveBags.made(label) }
   }
 
   deinit {
-    core.end(reason: .ownerGone)
+    core.end(reason: .ownerGone, trigger: .bagReleased)
     if let label { LiveBags.released(label) }
   }
 
@@ -199,7 +199,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// connection.onClose { cancelBag.end(reason: .custom("connection closed")) }
   /// ```
   public func end(reason: CancellationReason = .explicit) {
-    core.end(reason: reason)
+    core.end(reason: reason, trigger: .end)
   }
 
   // MARK: Reading

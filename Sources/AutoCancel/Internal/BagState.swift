@@ -49,6 +49,15 @@ struct BagState: Sendable {
   /// Links, keys, details, observers, memberships, deadline: nil until one is needed, and
   /// again once the bag ended.
   var extras: BagExtras?
+  /// The bag's label, under which its work is counted when it ends.
+  var label: String?
+  /// What the bag counted beyond its sequence numbers (failures, single cancellations,
+  /// links): nil until the first such event, and again once the bag ended and was counted.
+  var tally: BagTally?
+
+  init(label: String? = nil) {
+    self.label = label
+  }
 
   /// The extras, made on first use.
   mutating func makeExtras() -> BagExtras {
@@ -76,6 +85,7 @@ struct BagState: Sendable {
     let sequence = nextSequence
     nextSequence &+= 1
     if flags.contains(.link) {
+      makeTally().links += 1
       makeExtras().links[sequence] = work
       return Ticket(index: Ticket.linkIndex, sequence: sequence)
     }
@@ -354,6 +364,65 @@ struct BagState: Sendable {
       extras = nil
     }
     return taken
+  }
+
+  // MARK: Counting
+
+  /// The tally, made on first use.
+  mutating func makeTally() -> BagTally {
+    if let tally { return tally }
+    let made = BagTally()
+    tally = made
+    return made
+  }
+
+  /// Counts `count` items cancelled before the bag ended (links are not counted).
+  mutating func countCancelled(
+    _ count: Int, reason: CancellationReason, trigger: CancelBagStatistics.Trigger
+  ) {
+    guard count > 0 else { return }
+    makeTally().counts.countCancelled(count, reason: reason, trigger: trigger)
+  }
+
+  /// Counts an item that failed.
+  mutating func countFailed() {
+    makeTally().counts.failed += 1
+  }
+
+  /// Counts work refused as a duplicate by its key's policy: registered without a number,
+  /// and cancelled at once.
+  mutating func countRefused() {
+    let tally = makeTally()
+    tally.counts.registered += 1
+    tally.counts.countCancelled(1, reason: .duplicate, trigger: .keyPolicy)
+  }
+
+  /// The bag ends, cancelling `inFlight` items for `reason`: works out its counts, once, to add
+  /// to the process-wide account after the lock. Nil for a bag that never registered work.
+  ///
+  /// Every numbered item but the links was registered; what did not fail and was not
+  /// cancelled (before now, or now) finished. Call before `removeAll`, once.
+  mutating func closeAccount(
+    cancelling inFlight: Int, reason: CancellationReason, trigger: CancelBagStatistics.Trigger,
+    bag: ObjectIdentifier
+  ) -> ClosingAccount? {
+    let numbered = nextSequence &- 1
+    guard let tally else {
+      guard numbered != 0 else { return nil }
+      // The common end: work that finished, and what is cancelled now.
+      var counts = CancelBagStatistics()
+      counts.registered = Int(numbered)
+      counts.finished = Int(numbered) - inFlight
+      counts.countCancelled(inFlight, reason: reason, trigger: trigger)
+      return ClosingAccount(label: label, bag: bag, counts: counts)
+    }
+    self.tally = nil
+    var counts = tally.counts
+    counts.registered += Int(numbered - tally.links)
+    counts.countCancelled(inFlight, reason: reason, trigger: trigger)
+    counts.finished = counts.registered - counts.failed - counts.cancelled
+    guard counts.registered != 0 else { return nil }  // links only
+    return ClosingAccount(label: label, bag: bag, counts: counts)
   }
 
   // MARK: Sweeping finished work
