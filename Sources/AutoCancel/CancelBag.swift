@@ -50,9 +50,12 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, and
   ///   under which the bag is counted while it lives (``liveCount(label:)``).
   public init(label: String? = nil) {
-    core = BagCore(label: label)
+    core = BagCore()
     self.label = label
-    if let label { LiveBags.made(label) }
+    if let label {
+      LiveBags.made(label)
+      core.withLock { $0.makeTally().label = label }
+    }
   }
 
   deinit {

@@ -4,6 +4,9 @@
 /// its label, as ``LiveBags`` does, or, for a bag without a label, by its address, so that
 /// neither screens of different labels nor unlabelled bags ending on different threads wait
 /// for one lock. Adding and finishing work never touch it.
+///
+/// A bag adds its counts under its own lock: these locks come last, and nothing is done
+/// under them but adding numbers, so they never wait for a bag.
 enum Accounts {
   /// One lock's part of the account.
   struct Shard: Sendable {
@@ -29,6 +32,26 @@ enum Accounts {
       shard(of: label).withLock { $0.byLabel[label, default: CancelBagStatistics()].add(counts) }
     } else {
       shard(of: bag).withLock { $0.unlabelled.add(counts) }
+    }
+  }
+
+  /// Adds the counts of a bag that ended having counted nothing but its sequence numbers
+  /// (see ``CancelBagStatistics/countEnded(registered:cancelled:reason:trigger:)``), without
+  /// a whole account to copy.
+  static func addEnded(
+    registered: Int, cancelled: Int, reason: CancelBagStatistics.Reason,
+    trigger: CancelBagStatistics.Trigger, label: String?, bag: ObjectIdentifier
+  ) {
+    if let label {
+      shard(of: label).withLock {
+        $0.byLabel[label, default: CancelBagStatistics()].countEnded(
+          registered: registered, cancelled: cancelled, reason: reason, trigger: trigger)
+      }
+    } else {
+      shard(of: bag).withLock {
+        $0.unlabelled.countEnded(
+          registered: registered, cancelled: cancelled, reason: reason, trigger: trigger)
+      }
     }
   }
 

@@ -16,8 +16,8 @@ import Dispatch
 struct BagCore: Sendable {
   private let locked: Locked<BagState>
 
-  init(label: String? = nil) {
-    locked = Locked(BagState(label: label))
+  init() {
+    locked = Locked(BagState())
   }
 
   @inline(__always)
@@ -170,7 +170,7 @@ struct BagCore: Sendable {
         var counts = CancelBagStatistics()
         counts.registered = 1
         counts.countCancelled(1, reason: reason, trigger: .addedAfterEnd)
-        ClosingAccount(label: label, bag: identity, counts: counts).close()
+        Accounts.add(counts, label: label, bag: identity)
       }
       work._cancel(for: reason)
       // Never registered: no number of its own, so it is watched as #0.
@@ -336,12 +336,10 @@ struct BagCore: Sendable {
   /// cancelled by `trigger`.
   @discardableResult
   func end(reason: CancellationReason, trigger: CancelBagStatistics.Trigger) -> Bool {
-    var closing: ClosingAccount?
     let decision: EndDecision = withLock { state in
       guard state.endReason == nil else { return .alreadyEnded }
       state.endReason = reason
-      closing = state.closeAccount(
-        cancelling: state.count, reason: reason, trigger: trigger, bag: identity)
+      state.closeAccount(reason: reason, trigger: trigger, bag: identity)
       guard state.count > 0 || state.extras != nil else {
         // Nothing to cancel or tell: the common end of a screen whose work all finished.
         return .nothingHeld
@@ -351,7 +349,6 @@ struct BagCore: Sendable {
       // keys of tasks that have not returned yet.
       return .cancel(removed, extras: state.takeExtrasAtEnd())
     }
-    closing?.close()
     // Consumed, so that the slots taken are held once and cancelled in place: matched from a
     // live value, they would be copied, an allocation and a retain per item.
     switch consume decision {

@@ -49,15 +49,12 @@ struct BagState: Sendable {
   /// Links, keys, details, observers, memberships, deadline: nil until one is needed, and
   /// again once the bag ended.
   var extras: BagExtras?
-  /// The bag's label, under which its work is counted when it ends.
-  var label: String?
   /// What the bag counted beyond its sequence numbers (failures, single cancellations,
-  /// links): nil until the first such event, and again once the bag ended and was counted.
+  /// links), and its label: nil until the first such event, for a bag without a label. One
+  /// optional reference, so that a bag that counts nothing pays one field for the account.
   var tally: BagTally?
-
-  init(label: String? = nil) {
-    self.label = label
-  }
+  /// The bag's label, under which its work is counted when it ends.
+  var label: String? { tally?.label }
 
   /// The extras, made on first use.
   mutating func makeExtras() -> BagExtras {
@@ -397,32 +394,43 @@ struct BagState: Sendable {
     tally.counts.countCancelled(1, reason: .duplicate, trigger: .keyPolicy)
   }
 
-  /// The bag ends, cancelling `inFlight` items for `reason`: works out its counts, once, to add
-  /// to the process-wide account after the lock. Nil for a bag that never registered work.
+  /// The bag ends, cancelling what is in flight for `reason` by `trigger`: adds what it
+  /// counted to the process-wide account, once. Call before `removeAll`, once.
   ///
-  /// Every numbered item but the links was registered; what did not fail and was not
-  /// cancelled (before now, or now) finished. Call before `removeAll`, once.
+  /// Under the bag's lock: the account's locks are taken last, never with a bag's lock
+  /// after them, and only to add a few numbers. A bag that never registered work adds
+  /// nothing, and pays two comparisons.
+  @inline(__always)
   mutating func closeAccount(
-    cancelling inFlight: Int, reason: CancellationReason, trigger: CancelBagStatistics.Trigger,
-    bag: ObjectIdentifier
-  ) -> ClosingAccount? {
-    let numbered = nextSequence &- 1
-    guard let tally else {
-      guard numbered != 0 else { return nil }
-      // The common end: work that finished, and what is cancelled now.
-      var counts = CancelBagStatistics()
-      counts.registered = Int(numbered)
-      counts.finished = Int(numbered) - inFlight
-      counts.countCancelled(inFlight, reason: reason, trigger: trigger)
-      return ClosingAccount(label: label, bag: bag, counts: counts)
+    reason: CancellationReason, trigger: CancelBagStatistics.Trigger, bag: ObjectIdentifier
+  ) {
+    guard nextSequence != 1 || tally != nil else { return }
+    addToAccount(reason: reason, trigger: trigger, bag: bag)
+  }
+
+  /// Every numbered item but the links was registered, and what did not fail and was not
+  /// cancelled (before the end, or by it) finished.
+  @inline(never)
+  private mutating func addToAccount(
+    reason: CancellationReason, trigger: CancelBagStatistics.Trigger, bag: ObjectIdentifier
+  ) {
+    guard let tally, !tally.isEmpty else {
+      // The common end: numbers given to work only, work that finished or is cancelled now.
+      guard nextSequence != 1 else { return }
+      Accounts.addEnded(
+        registered: Int(nextSequence &- 1), cancelled: table.count,
+        reason: CancelBagStatistics.Reason(reason), trigger: trigger, label: label, bag: bag)
+      return
     }
-    self.tally = nil
     var counts = tally.counts
-    counts.registered += Int(numbered - tally.links)
-    counts.countCancelled(inFlight, reason: reason, trigger: trigger)
+    counts.registered += Int((nextSequence &- 1) - tally.links)
+    // Counted once: what the bag cancels after its end is counted as it happens.
+    tally.counts = CancelBagStatistics()
+    tally.links = 0
+    guard counts.registered != 0 else { return }  // links only
+    counts.countCancelled(table.count, reason: reason, trigger: trigger)
     counts.finished = counts.registered - counts.failed - counts.cancelled
-    guard counts.registered != 0 else { return nil }  // links only
-    return ClosingAccount(label: label, bag: bag, counts: counts)
+    Accounts.add(counts, label: label, bag: bag)
   }
 
   // MARK: Sweeping finished work

@@ -41,12 +41,27 @@ struct ReasonCounts: Sendable, Hashable {
     ownerGone + explicit + replaced + duplicate + timedOut + parentEnded + linkEnded + custom
   }
 
+  // Field by field: a loop over `allCases` makes an array each time.
   mutating func add(_ other: ReasonCounts) {
-    for reason in CancelBagStatistics.Reason.allCases { self[reason] += other[reason] }
+    ownerGone += other.ownerGone
+    explicit += other.explicit
+    replaced += other.replaced
+    duplicate += other.duplicate
+    timedOut += other.timedOut
+    parentEnded += other.parentEnded
+    linkEnded += other.linkEnded
+    custom += other.custom
   }
 
   mutating func subtract(_ other: ReasonCounts) {
-    for reason in CancelBagStatistics.Reason.allCases { self[reason] -= other[reason] }
+    ownerGone -= other.ownerGone
+    explicit -= other.explicit
+    replaced -= other.replaced
+    duplicate -= other.duplicate
+    timedOut -= other.timedOut
+    parentEnded -= other.parentEnded
+    linkEnded -= other.linkEnded
+    custom -= other.custom
   }
 }
 
@@ -89,11 +104,25 @@ struct TriggerCounts: Sendable, Hashable {
   }
 
   mutating func add(_ other: TriggerCounts) {
-    for trigger in CancelBagStatistics.Trigger.allCases { self[trigger] += other[trigger] }
+    bagReleased += other.bagReleased
+    cancelAll += other.cancelAll
+    end += other.end
+    registration += other.registration
+    key += other.key
+    keyPolicy += other.keyPolicy
+    deadline += other.deadline
+    addedAfterEnd += other.addedAfterEnd
   }
 
   mutating func subtract(_ other: TriggerCounts) {
-    for trigger in CancelBagStatistics.Trigger.allCases { self[trigger] -= other[trigger] }
+    bagReleased -= other.bagReleased
+    cancelAll -= other.cancelAll
+    end -= other.end
+    registration -= other.registration
+    key -= other.key
+    keyPolicy -= other.keyPolicy
+    deadline -= other.deadline
+    addedAfterEnd -= other.addedAfterEnd
   }
 }
 
@@ -104,6 +133,18 @@ extension CancelBagStatistics {
   ) {
     reasons[CancelBagStatistics.Reason(reason)] += count
     triggers[trigger] += count
+  }
+
+  /// Counts the work of a bag that ended having counted nothing but its sequence numbers:
+  /// `registered` items, of which `cancelled` were cancelled by the end and the rest finished.
+  mutating func countEnded(
+    registered: Int, cancelled: Int, reason: CancelBagStatistics.Reason,
+    trigger: CancelBagStatistics.Trigger
+  ) {
+    self.registered += registered
+    finished += registered - cancelled
+    reasons[reason] += cancelled
+    triggers[trigger] += cancelled
   }
 
   /// Adds `other`'s counts to these.
@@ -117,10 +158,12 @@ extension CancelBagStatistics {
 }
 
 /// What one bag counted before it ended, beyond what its sequence numbers and its table tell:
-/// failures, cancellations of single items, links, and work refused without a number.
+/// failures, cancellations of single items, links, and work refused without a number; and the
+/// bag's label.
 ///
-/// Allocated on the first such event, never on add or finish: a bag whose work only finished,
-/// or was cancelled only when the bag ended, never makes one.
+/// Allocated on the first such event, or when a labelled bag is made; never on add or finish:
+/// an unlabelled bag whose work only finished, or was cancelled only when the bag ended,
+/// never makes one.
 final class BagTally: @unchecked Sendable {
   // Safety: reachable only from the `BagState` that holds it, so only under that bag's lock;
   // taken out of the state when the bag ends, and read then by the thread that ended it.
@@ -130,16 +173,11 @@ final class BagTally: @unchecked Sendable {
   var counts = CancelBagStatistics()
   /// Sequence numbers given to links, which are not work.
   var links: UInt64 = 0
-}
-
-/// A bag's counts, worked out when it ended, to add to the process-wide account after its
-/// lock.
-struct ClosingAccount {
+  /// The bag's label: a labelled bag makes its tally when it is made.
   var label: String?
-  var bag: ObjectIdentifier
-  var counts: CancelBagStatistics
 
-  func close() {
-    Accounts.add(counts, label: label, bag: bag)
+  /// Whether nothing was counted (a labelled bag's tally may hold nothing but its label).
+  var isEmpty: Bool {
+    links == 0 && counts.registered == 0 && counts.failed == 0 && counts.cancelled == 0
   }
 }
