@@ -40,7 +40,7 @@ struct CancelBagStatisticsTests {
       _ = await bag.task { 1 }.value
       _ = await bag.task { throw Failure() }.result
       _ = await bag.task { throw CancellationError() }.result
-      let cancelled = bag.task { try await Task.sleep(for: .seconds(60)) }
+      let cancelled = bag.task { try await Task.sleep(nanoseconds: 60_000_000_000) }
       bag.cancelAll()
       _ = await cancelled.result
       await waitUntil("the tasks left the bag") { bag.count == 0 }
