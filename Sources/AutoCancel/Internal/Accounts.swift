@@ -14,16 +14,21 @@ enum Accounts {
     var byLabel: [String: CancelBagStatistics] = [:]
   }
 
-  private static let shards: [Locked<Shard>] = (0..<8).map { _ in Locked(Shard()) }
+  private static let shardCount = 8
+  private static let shards: [Locked<Shard>] = (0..<shardCount).map { _ in Locked(Shard()) }
 
   private static func shard(of label: String) -> Locked<Shard> {
-    shards[Int(UInt(bitPattern: label.hashValue) % UInt(shards.count))]
+    shards[index(of: label)]
+  }
+
+  private static func index(of label: String) -> Int {
+    Int(UInt(bitPattern: label.hashValue) % UInt(shards.count))
   }
 
   /// The shard of an unlabelled bag: by its address, past the bits that allocation alignment
   /// keeps zero. Unlabelled bags are read back only as a sum over every shard.
-  private static func shard(of bag: ObjectIdentifier) -> Locked<Shard> {
-    shards[Int((UInt(bitPattern: bag) >> 5) % UInt(shards.count))]
+  private static func index(of bag: ObjectIdentifier) -> Int {
+    Int((UInt(bitPattern: bag) >> 5) % UInt(shardCount))
   }
 
   /// Adds the counts of a bag that ended.
@@ -31,7 +36,7 @@ enum Accounts {
     if let label {
       shard(of: label).withLock { $0.byLabel[label, default: CancelBagStatistics()].add(counts) }
     } else {
-      shard(of: bag).withLock { $0.unlabelled.add(counts) }
+      shards[index(of: bag)].withLock { $0.unlabelled.add(counts) }
     }
   }
 
@@ -48,7 +53,8 @@ enum Accounts {
           registered: registered, cancelled: cancelled, reason: reason, trigger: trigger)
       }
     } else {
-      shard(of: bag).withLock {
+      // Read in place from the array: a copy of the shard would be retained and released.
+      shards[index(of: bag)].withLock {
         $0.unlabelled.countEnded(
           registered: registered, cancelled: cancelled, reason: reason, trigger: trigger)
       }
