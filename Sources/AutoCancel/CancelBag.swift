@@ -47,8 +47,9 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   /// Makes an empty bag.
   ///
-  /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, and
-  ///   under which the bag is counted while it lives (``liveCount(label:)``).
+  /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, under
+  ///   which the bag is counted while it lives (``liveCount(label:)``), and its work once it
+  ///   ends (``CancelBagStatistics/current(label:)``).
   public init(label: String? = nil) {
     core = BagCore()
     self.label = label

@@ -30,14 +30,33 @@
 public struct CancelBagStatistics: Sendable, Hashable, CustomStringConvertible {
   /// Work registered: added to a bag, launched by one, or offered to a bag that refused it
   /// (a duplicate, or a bag that had ended) and cancelled it at once.
-  public var registered: Int
+  ///
+  /// Counted when the bag ends, with how the work ended: always equal to ``ended``.
+  ///
+  /// ```swift
+  /// let feed = CancelBagStatistics.current(label: "FeedViewModel")
+  /// print("\(feed.registered) feed requests")
+  /// ```
+  public internal(set) var registered: Int
 
-  /// Work that completed and left its bag without being cancelled.
-  public var finished: Int
+  /// Work that completed and left its bag without being cancelled: its registration was
+  /// finished, its task returned (or threw `CancellationError` by itself), or its
+  /// ``FinishReporting`` work said it finished.
+  ///
+  /// ```swift
+  /// let share = Double(feed.finished) / Double(max(feed.registered, 1))
+  /// ```
+  public internal(set) var finished: Int
 
   /// Work that ended by throwing an error that is not a cancellation
-  /// (``CancelBagEvent/Kind/failed(_:)``).
-  public var failed: Int
+  /// (``CancelBagEvent/Kind/failed(_:)``): bag tasks, and `Task`s bound with `add`.
+  ///
+  /// A cancellation is never counted here, whatever the work throws after it.
+  ///
+  /// ```swift
+  /// if feed.failed > 0 { print("\(feed.failed) feed requests failed") }
+  /// ```
+  public internal(set) var failed: Int
 
   /// Cancellations, by the kind of their reason.
   var reasons: ReasonCounts
@@ -102,11 +121,20 @@ public struct CancelBagStatistics: Sendable, Hashable, CustomStringConvertible {
 
   // MARK: Counts
 
-  /// Work cancelled, for any reason.
+  /// Work cancelled, for any reason: the sum of ``cancelledByReason``, and of
+  /// ``cancelledByTrigger``.
+  ///
+  /// ```swift
+  /// print("\(feed.cancelled) of \(feed.registered) feed requests were cancelled")
+  /// ```
   public var cancelled: Int { reasons.total }
 
   /// Work that ended: ``finished`` + ``failed`` + ``cancelled``. Equal to ``registered`` in
   /// any reading (bags are counted when all their work has ended).
+  ///
+  /// ```swift
+  /// assert(feed.ended == feed.registered)
+  /// ```
   public var ended: Int { finished + failed + cancelled }
 
   /// Work cancelled, by the kind of its reason; kinds with no cancellation are absent.
@@ -144,8 +172,10 @@ public struct CancelBagStatistics: Sendable, Hashable, CustomStringConvertible {
   /// let start = CancelBagStatistics.current
   /// // … a session later:
   /// let session = CancelBagStatistics.current.since(start)
-  /// analytics.log("cancelled_work", ["count": session.cancelled])
+  /// analytics.track("autocancel_session", properties: ["cancelled": session.cancelled])
   /// ```
+  ///
+  /// See <doc:SeeingWhatAutoCancelSaves> for reports by label.
   public func since(_ earlier: CancelBagStatistics) -> CancelBagStatistics {
     var difference = self
     difference.registered -= earlier.registered
@@ -156,8 +186,12 @@ public struct CancelBagStatistics: Sendable, Hashable, CustomStringConvertible {
     return difference
   }
 
-  /// `registered 12, finished 7, failed 1, cancelled 4 (owner gone 3, replaced 1; bag
-  /// released 3, key policy 1)`.
+  /// One line: `registered 12, finished 7, failed 1, cancelled 4 (owner gone 3, replaced 1;
+  /// bag released 3, key policy 1)`; reasons and triggers with no cancellation are left out.
+  ///
+  /// ```swift
+  /// print(CancelBagStatistics.current(label: "FeedViewModel"))
+  /// ```
   public var description: String {
     var text = "registered \(registered), finished \(finished), failed \(failed)"
     text += ", cancelled \(cancelled)"
