@@ -53,10 +53,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   public init(label: String? = nil) {
     core = BagCore()
     self.label = label
-    if let label {
-      LiveBags.made(label)
-      core.withLock { $0.makeTally().label = label }
-    }
+    if let label { core.labelled(label) }
   }
 
   deinit {

@@ -25,6 +25,15 @@ struct BagCore: Sendable {
     try locked.withLock(body)
   }
 
+  /// The bag was made with `label`: counts it alive, and keeps the label for its account.
+  ///
+  /// Apart, and not inlined, so that making an unlabelled bag carries none of it.
+  @inline(never)
+  func labelled(_ label: String) {
+    LiveBags.made(label)
+    withLock { $0.makeTally().label = label }
+  }
+
   /// Equal for every copy of one bag's core.
   var identity: ObjectIdentifier { locked.identity }
 
