@@ -28,7 +28,7 @@ extension CancelBag {
   ) {
     let core = self.core
     let timer = Timer.start(at: deadline, tolerance: tolerance, clock: clock) {
-      core.end(reason: .timedOut)
+      core.end(reason: .timedOut, trigger: .deadline)
     }
     core.setDeadlineTimer(timer)
   }
@@ -107,7 +107,7 @@ extension CancelRegistration {
   public func cancel<C: Clock>(at deadline: C.Instant, tolerance: C.Duration? = nil, clock: C) {
     let registration = self
     let timer = Timer.start(at: deadline, tolerance: tolerance, clock: clock) {
-      registration.cancel(reason: .timedOut)
+      registration.core.cancel(registration.ticket, reason: .timedOut, trigger: .deadline)
     }
     core.setTimer(timer, for: ticket)
   }

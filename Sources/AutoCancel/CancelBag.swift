@@ -47,16 +47,17 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   /// Makes an empty bag.
   ///
-  /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, and
-  ///   under which the bag is counted while it lives (``liveCount(label:)``).
+  /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, under
+  ///   which the bag is counted while it lives (``liveCount(label:)``), and its work once it
+  ///   ends (``CancelBagStatistics/current(label:)``).
   public init(label: String? = nil) {
     core = BagCore()
     self.label = label
-    if let label { LiveBags.made(label) }
+    if let label { core.labelled(label) }
   }
 
   deinit {
-    core.end(reason: .ownerGone)
+    core.end(reason: .ownerGone, trigger: .bagReleased)
     if let label { LiveBags.released(label) }
   }
 
@@ -199,7 +200,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// connection.onClose { cancelBag.end(reason: .custom("connection closed")) }
   /// ```
   public func end(reason: CancellationReason = .explicit) {
-    core.end(reason: reason)
+    core.end(reason: reason, trigger: .end)
   }
 
   // MARK: Reading

@@ -58,7 +58,7 @@ public struct CancelRegistration: ReasonAwareCancellable, Hashable {
   /// The work's `cancel` runs on the calling thread before this returns. Does nothing if the
   /// registration already ended.
   public func cancel() {
-    core.cancel(ticket, reason: .explicit)
+    core.cancel(ticket, reason: .explicit, trigger: .registration)
   }
 
   /// Cancels this work alone, for `reason`.
@@ -66,7 +66,7 @@ public struct CancelRegistration: ReasonAwareCancellable, Hashable {
   /// The work's `cancel(reason:)` runs on the calling thread before this returns. Does nothing
   /// if the registration already ended.
   public func cancel(reason: CancellationReason) {
-    core.cancel(ticket, reason: reason)
+    core.cancel(ticket, reason: reason, trigger: .registration)
   }
 
   /// Whether the work is still in flight in its bag: not finished, not cancelled.

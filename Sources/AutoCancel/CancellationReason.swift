@@ -68,6 +68,20 @@ public struct CancellationReason: Sendable, Hashable, CustomStringConvertible {
     CancellationReason(.custom(description))
   }
 
+  /// The kind of this reason, as the account of bags' work counts it.
+  var statisticsReason: CancelBagStatistics.Reason {
+    switch storage {
+    case .ownerGone: .ownerGone
+    case .explicit: .explicit
+    case .replaced: .replaced
+    case .duplicate: .duplicate
+    case .timedOut: .timedOut
+    case .parentEnded: .parentEnded
+    case .linkEnded: .linkEnded
+    case .custom: .custom
+    }
+  }
+
   /// A short human-readable phrase, such as `owner gone` or the text of a custom reason.
   public var description: String {
     switch storage {

@@ -32,6 +32,9 @@ struct ArticleSamplesTests {
       article: "Sources/AutoCancel/AutoCancel.docc/NamingAndStartingTasks.md",
       samples: "NamingAndStartingTasksSamples.swift"),
     ArticleSamples(
+      article: "Sources/AutoCancel/AutoCancel.docc/SeeingWhatAutoCancelSaves.md",
+      samples: "StatisticsSamples.swift"),
+    ArticleSamples(
       article: "Sources/AutoCancel/AutoCancel.docc/OutlivingTheOwner.md",
       samples: "../AutoCancelNetworkingTests/AppScopeSamples.swift"),
     ArticleSamples(

@@ -25,6 +25,15 @@ struct BagCore: Sendable {
     try locked.withLock(body)
   }
 
+  /// The bag was made with `label`: counts it alive, and keeps the label for its account.
+  ///
+  /// Apart, and not inlined, so that making an unlabelled bag carries none of it.
+  @inline(never)
+  func labelled(_ label: String) {
+    LiveBags.made(label)
+    withLock { $0.makeTally().label = label }
+  }
+
   /// Equal for every copy of one bag's core.
   var identity: ObjectIdentifier { locked.identity }
 
@@ -145,12 +154,16 @@ struct BagCore: Sendable {
       if let reason = state.endReason {
         // A launch on an ended bag never holds its key.
         if case .task(let turn)? = details?.hold { _ = turn.cancel() }
-        return .rejected(reason)
+        return .rejected(reason, label: state.label)
       }
       switch state.insert(work, flags: flags, reporter: reporter, details: details) {
       case .refused:
+        state.countRefused()
         return .refused
       case .placed(let ticket, let keyed):
+        if let replaced = keyed?.replaced {
+          state.countCancelled(replaced.count, reason: .replaced, trigger: .keyPolicy)
+        }
         let sweepWork =
           reporter == nil
           ? SweepWork(nil, joinsReaper: false)
@@ -160,7 +173,14 @@ struct BagCore: Sendable {
       }
     }
     switch outcome {
-    case .rejected(let reason):
+    case .rejected(let reason, let label):
+      if !flags.contains(.link) {
+        // The bag was counted when it ended: what it cancels now is counted on its own.
+        var counts = CancelBagStatistics()
+        counts.registered = 1
+        counts.countCancelled(1, reason: reason, trigger: .addedAfterEnd)
+        Accounts.add(counts, label: label, bag: identity)
+      }
       work._cancel(for: reason)
       // Never registered: no number of its own, so it is watched as #0.
       var watch = OverdueWatch.Batch()
@@ -232,7 +252,7 @@ struct BagCore: Sendable {
   }
 
   private enum AddOutcome {
-    case rejected(CancellationReason)
+    case rejected(CancellationReason, label: String?)
     case refused
     case added(
       Ticket, keyed: BagState.KeyedInsertion?, observers: [Observer]?, sweepWork: SweepWork)
@@ -255,14 +275,21 @@ struct BagCore: Sendable {
   /// The work of `ticket` ended by throwing `error`, not a cancellation: forget it without
   /// cancelling, and tell observers it failed. No-op if it already ended.
   func fail(_ ticket: Ticket, error: any Error) {
-    guard let (removed, observers) = remove(ticket) else { return }
+    guard let (removed, observers) = remove(ticket, counting: { state in state.countFailed() })
+    else { return }
     removed.details?.itemEnded()
     notify(observers, .failed(error), removed)
   }
 
-  /// Cancels the work of `ticket` alone. No-op if it already ended.
-  func cancel(_ ticket: Ticket, reason: CancellationReason) {
-    guard let (removed, observers) = remove(ticket) else { return }
+  /// Cancels the work of `ticket` alone, counted as cancelled by `trigger`. No-op if it
+  /// already ended.
+  func cancel(
+    _ ticket: Ticket, reason: CancellationReason, trigger: CancelBagStatistics.Trigger
+  ) {
+    let counted = remove(ticket) { state in
+      state.countCancelled(1, reason: reason, trigger: trigger)
+    }
+    guard let (removed, observers) = counted else { return }
     var watch = OverdueWatch.Batch()
     finishCancelling(removed, reason: reason, observers: observers, watch: &watch)
     watch.start()
@@ -279,12 +306,25 @@ struct BagCore: Sendable {
     }
   }
 
+  /// `remove(_:)`, counting how the item ended with `count`, under the lock, unless it is a
+  /// link. Apart, so that the plain finish carries no counting.
+  private func remove(
+    _ ticket: Ticket, counting count: (inout BagState) -> Void
+  ) -> (RemovedItem, [Observer]?)? {
+    withLock { state in
+      guard let removed = state.remove(ticket) else { return nil }
+      if !removed.flags.contains(.link) { count(&state) }
+      return (removed, state.observersToNotify)
+    }
+  }
+
   // MARK: Ending everything
 
   /// Cancels what is in flight; the bag stays usable. Children cancel their work too.
   func cancelAll(reason: CancellationReason) {
     var (removed, keyEffects, observers, links):
       (TakenItems, KeyEffects?, [Observer]?, [StoredWork]) = withLock { state in
+        state.countCancelled(state.count, reason: reason, trigger: .cancelAll)
         let removed = state.removeAll(keepingLinks: true)
         let links = state.extras.map { Array($0.links.values) } ?? []
         return (removed, state.removeAllKeyMembers(), state.observersToNotify, links)
@@ -300,11 +340,15 @@ struct BagCore: Sendable {
 
   /// Ends the bag for good: cancels everything, detaches from parents and sources, and
   /// cancels whatever is added later. Returns false if it had already ended.
+  ///
+  /// The bag's counts go to the process-wide account, once, counting what is in flight as
+  /// cancelled by `trigger`.
   @discardableResult
-  func end(reason: CancellationReason) -> Bool {
+  func end(reason: CancellationReason, trigger: CancelBagStatistics.Trigger) -> Bool {
     let decision: EndDecision = withLock { state in
       guard state.endReason == nil else { return .alreadyEnded }
       state.endReason = reason
+      state.closeAccount(reason: reason, trigger: trigger, bag: identity)
       guard state.count > 0 || state.extras != nil else {
         // Nothing to cancel or tell: the common end of a screen whose work all finished.
         return .nothingHeld
@@ -429,7 +473,7 @@ struct BagCore: Sendable {
         if let decided { continuation.resume(returning: decided) }
       }
     } onCancel: {
-      cancel(ticket, reason: .explicit)
+      cancel(ticket, reason: .explicit, trigger: .registration)
     }
   }
 
@@ -447,6 +491,7 @@ struct BagCore: Sendable {
     let (removed, effects, observers) = withLock {
       state -> (RemovedItem?, KeyEffects?, [Observer]?) in
       let (removed, effects) = state.taskReturned(ticket, turn: turn)
+      if removed != nil, failure != nil { state.countFailed() }
       return (removed, effects, removed == nil ? nil : state.observersToNotify)
     }
     if let removed {
@@ -459,7 +504,9 @@ struct BagCore: Sendable {
   /// Cancels everything registered under `key`, oldest first.
   func cancel(key: BagKey, reason: CancellationReason) {
     let (removed, observers) = withLock { state in
-      (state.removeMembers(of: key), state.observersToNotify)
+      let removed = state.removeMembers(of: key)
+      state.countCancelled(removed.count, reason: reason, trigger: .key)
+      return (removed, state.observersToNotify)
     }
     var watch = OverdueWatch.Batch()
     for item in removed {

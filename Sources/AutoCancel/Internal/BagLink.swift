@@ -22,7 +22,7 @@ final class BagLink: ReasonAwareCancellable {
   func cancel() { cancel(reason: .explicit) }
 
   func cancel(reason: CancellationReason) {
-    target.end(reason: kind == .child ? .parentEnded : .linkEnded)
+    target.end(reason: kind == .child ? .parentEnded : .linkEnded, trigger: .end)
   }
 
   func sourceCancelledAll(reason: CancellationReason) {
