@@ -160,7 +160,7 @@ extension URLSession {
 
 extension URLSession {
   /// The one path by which the completion-handler helpers make their task: registers a
-  /// ``TaskRequest`` in `bag`, then makes the task on this session with `make`, handing it
+  /// ``TaskRequest`` in `bag`, then makes the task on `self` with `make`, handing it
   /// the request's completion.
   func boundTask<SessionTask: URLSessionTask, Body: Sendable>(
     _ kind: TaskKind, in bag: CancelBag, label: String?,
