@@ -36,4 +36,63 @@ extension CancelBag {
   public static var liveCountsByLabel: [String: Int] {
     LiveBags.all
   }
+
+  /// Sets how many bags labelled `label` may be alive at once before ``pilingUpHandler``
+  /// hears that owners of that kind are piling up; nil removes the limit.
+  ///
+  /// Set it to the number of owners of a kind the app means to keep: 1 for a screen shown
+  /// once at a time, the depth of a navigation stack for its pages. When making a bag takes
+  /// the label's count over the limit, the handler gets one ``PilingUpBags`` report; it hears
+  /// of the label again only after its count came back to the limit or under it, so a leak
+  /// that grows by one bag per visit is reported once, not on every visit. A label already
+  /// over a new limit is reported when its next bag is made. Negative limits count as zero.
+  ///
+  /// Process-wide; any thread; setting the same limit again re-arms the report. It costs a
+  /// labelled bag nothing beyond the count it already keeps.
+  ///
+  /// ```swift
+  /// #if DEBUG
+  ///   CancelBag.setLiveCountLimit(1, label: "FeedViewModel")
+  /// #endif
+  /// ```
+  public static func setLiveCountLimit(_ limit: Int?, label: String) {
+    LiveBags.setLimit(limit, of: label)
+  }
+
+  /// The limit set for `label` with ``setLiveCountLimit(_:label:)``, or nil.
+  ///
+  /// Process-wide; any thread.
+  ///
+  /// ```swift
+  /// CancelBag.setLiveCountLimit(2, label: "ArticlePage")
+  /// print(CancelBag.liveCountLimit(label: "ArticlePage") ?? 0)  // 2
+  /// ```
+  public static func liveCountLimit(label: String) -> Int? {
+    LiveBags.limit(of: label)
+  }
+
+  /// Called when making a bag takes its label over the limit set with
+  /// ``setLiveCountLimit(_:label:)``; nil reports nothing. Default: prints the report in
+  /// debug builds, nil in release builds.
+  ///
+  /// Runs on the thread that made the bag, at the end of `init`, never under a lock of the
+  /// library: it may make and use bags. Keep it short; it runs once per pile-up, not once
+  /// per bag. Process-wide; read and set it from any thread.
+  ///
+  /// ```swift
+  /// CancelBag.pilingUpHandler = { pileUp in
+  ///   assertionFailure("\(pileUp)")  // stop in the debugger where the extra owner is made
+  /// }
+  /// ```
+  public static var pilingUpHandler: (@Sendable (PilingUpBags) -> Void)? {
+    get { LiveBags.handler.withLock { $0 } }
+    set {
+      // The old handler is released after the lock: what it captured may end a bag.
+      let old = LiveBags.handler.withLock { handler in
+        defer { handler = newValue }
+        return handler
+      }
+      _ = old
+    }
+  }
 }
