@@ -102,6 +102,11 @@ public final class LoopbackHTTPServer: Sendable {
   /// Returns once the socket is listening, so ``port`` and ``baseURL`` are valid and clients
   /// may connect at once. Calling it again while running does nothing.
   ///
+  /// The first start in a process raises its soft limit of open descriptors to the hard limit
+  /// (on Darwin, to at most `OPEN_MAX`): the server and its clients share the process, two
+  /// descriptors per connection, and many requests in flight would pass a soft limit of 1,024
+  /// (Linux) or 256 (macOS), where FoundationNetworking traps.
+  ///
   /// - Throws: ``LoopbackHTTPServerError`` if a socket call fails, or if the server was
   ///   already stopped (a stopped server cannot restart; create a new one).
   ///

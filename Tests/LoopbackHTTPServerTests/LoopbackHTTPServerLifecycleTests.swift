@@ -104,6 +104,25 @@ struct LoopbackHTTPServerLifecycleTests {
     #expect(server.url("/bytes?size=1").absoluteString == "http://127.0.0.1:\(port)/bytes?size=1")
   }
 
+  @Test("raises the process's soft limit of open descriptors to the hard limit when it starts")
+  func raisesOpenFilesLimit() throws {
+    let server = LoopbackHTTPServer()
+    try server.start()
+    defer { server.stop() }
+    var limit = rlimit()
+    #if canImport(Glibc)
+      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+      let resource = RLIMIT_NOFILE
+    #endif
+    try #require(getrlimit(resource, &limit) == 0)
+    #if canImport(Darwin)
+      #expect(limit.rlim_cur >= min(limit.rlim_max, rlim_t(OPEN_MAX)))
+    #else
+      #expect(limit.rlim_cur == limit.rlim_max)
+    #endif
+  }
+
   @Test("stops when it is dropped")
   func droppingTheServerStopsIt() throws {
     var server: LoopbackHTTPServer? = try startedServer()

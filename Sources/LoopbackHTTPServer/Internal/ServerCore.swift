@@ -74,6 +74,7 @@ final class ServerCore: @unchecked Sendable {
     case .stopping, .stopped: throw Self.startedAfterStop
     case .idle: break
     }
+    Socket.openFilesLimitRaised
     let (fd, port) = try Socket.makeListener()
     let closed: (fd: Int32, port: Int)
     do {

@@ -51,6 +51,33 @@ enum Socket {
   ///
   /// The socket is non-blocking (the accept loop polls it), close-on-exec, `SO_REUSEADDR`,
   /// with a backlog of 1024.
+  /// Raises the process's soft limit of open descriptors to its hard limit (on Darwin, to at
+  /// most `OPEN_MAX`), once per process, before the first server listens.
+  ///
+  /// The server and its clients live in one process, so every connection costs it two
+  /// descriptors, and URLSession keeps idle connections open: a test run or a demo with many
+  /// requests in flight passes the common soft limits (1,024 on Linux, 256 on macOS) long
+  /// before any hard limit, and FoundationNetworking traps when it runs out. Nothing changes
+  /// if the soft limit is already as high, or if the call is refused.
+  static let openFilesLimitRaised: Void = {
+    var limit = rlimit()
+    guard getrlimit(resourceNoFile, &limit) == 0 else { return }
+    var wanted = limit.rlim_max
+    #if canImport(Darwin)
+      // Darwin refuses RLIM_INFINITY for RLIMIT_NOFILE.
+      wanted = min(wanted, rlim_t(OPEN_MAX))
+    #endif
+    guard limit.rlim_cur < wanted else { return }
+    limit.rlim_cur = wanted
+    _ = setrlimit(resourceNoFile, &limit)
+  }()
+
+  #if canImport(Glibc)
+    private static let resourceNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+  #else
+    private static let resourceNoFile = RLIMIT_NOFILE
+  #endif
+
   static func makeListener() throws(LoopbackHTTPServerError) -> (fd: Int32, port: Int) {
     let (fd, port) = try bindLoopback(reuseAddress: true)
     do throws(LoopbackHTTPServerError) {
