@@ -54,8 +54,8 @@ struct SlotTableTests {
     var table = SlotTable()
     let index = table.insert(Work(), sequence: 9, flags: .keyed)
     table.insertFlags(.detailed, at: index)
-    #expect(table.slots[Int(index)].flags == [.keyed, .detailed])
-    #expect(table.slots[Int(index)].sequence == 9)
+    #expect(table.flags(at: index) == [.keyed, .detailed])
+    #expect(table.contains(index: index, sequence: 9))
     let removed = table.remove(at: index)
     #expect(removed.flags == [.keyed, .detailed])
   }
@@ -83,7 +83,29 @@ struct SlotTableTests {
     for sequence in 1...5 { _ = table.insert(Work(), sequence: UInt64(sequence), flags: []) }
     let slots = table.removeAll()
     #expect(slots.count == 5)
-    #expect(slots.allSatisfy { $0.isOccupied })
+    #expect(slots.first.isOccupied && slots.rest.allSatisfy { $0.isOccupied })
     #expect(table.count == 0 && table.capacity == 0)
+  }
+
+  @Test("keeps its first slot inline: one occupant at a time never allocates the array")
+  func firstSlotInline() {
+    var table = SlotTable()
+    for sequence in 1...100 {
+      let index = table.insert(Work(), sequence: UInt64(sequence), flags: [])
+      #expect(index == 0)
+      _ = table.remove(at: index)
+    }
+    #expect(table.capacity == 1)
+    #expect(table.rest.capacity == 0)
+    let first = table.insert(Work(), sequence: 101, flags: [])
+    let second = table.insert(Work(), sequence: 102, flags: [.keyed])
+    #expect((first, second) == (0, 1))
+    #expect(table.rest.capacity >= SlotTable.initialCapacity - 1)
+    #expect(
+      table.contains(index: first, sequence: 101) && !table.contains(index: first, sequence: 102))
+    #expect(table.contains(index: second, sequence: 102) && table.flags(at: second) == .keyed)
+    var seen: [UInt64] = []
+    table.forEachOccupied { _, slot in seen.append(slot.sequence) }
+    #expect(seen == [101, 102])
   }
 }

@@ -645,11 +645,13 @@ struct BagCore: Sendable {
     let now = DispatchTime.now().uptimeNanoseconds
     let items: [(StoredWork, UInt64, ItemDetails?)] = withLock { state in
       let details = state.details
-      return state.table.slots.compactMap { slot in
-        guard let work = slot.work else { return nil }
+      var items: [(StoredWork, UInt64, ItemDetails?)] = []
+      items.reserveCapacity(state.count)
+      state.table.forEachOccupied { work, slot in
         let sequence = slot.sequence
-        return (work, sequence, slot.flags.contains(.detailed) ? details[sequence] : nil)
+        items.append((work, sequence, slot.flags.contains(.detailed) ? details[sequence] : nil))
       }
+      return items
     }
     return
       items

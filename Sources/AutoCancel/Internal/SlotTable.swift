@@ -23,19 +23,28 @@ struct Slot {
 /// occupant for good: once it is removed, the same index holding newer work no longer matches.
 /// The table grows to the most work held at once, and is given back when it drains.
 ///
+/// Slot 0 lives inline, in the table itself; slots 1 and up in an array (slot `i` is
+/// `rest[i - 1]`). A bag that never holds more than one item at once, the common case of a
+/// screen with one request in flight, or of a long-lived owner binding work one piece at a
+/// time, allocates no array: a bag with one item costs one allocation fewer (and its end one
+/// free fewer), and add+finish touches no array buffer.
+///
 /// Its hot methods are always inlined into the bag's: a call each cost the add+finish pair
 /// about 40 instructions (callgrind, release).
 struct SlotTable {
-  private(set) var slots: [Slot] = []
+  /// Slot 0.
+  private(set) var first = Slot(work: nil, tag: Slot.freeBit | Slot.freeEnd)
+  /// Slots 1 and up.
+  private(set) var rest: [Slot] = []
   private var freeHead = Slot.freeEnd
+  /// Slots in use, free or not: `first` once it is, and `rest`.
+  private(set) var capacity = 0
   /// Occupied slots.
   private(set) var count = 0
 
-  /// The slots allocated by the first insert.
+  /// The slots the array makes room for when it is first needed: with slot 0, room for a
+  /// screen's handful of requests at once, instead of growing 1, 2, 4, 8.
   static let initialCapacity = 8
-
-  /// Slots allocated, free or not.
-  var capacity: Int { slots.count }
 
   /// Puts `work` in a free slot (or a new one), tagged with `sequence` and `flags`, and
   /// returns the slot's index.
@@ -45,47 +54,81 @@ struct SlotTable {
     let index: Int
     if freeHead != Slot.freeEnd {
       index = Int(freeHead)
-      freeHead = slots[index].tag & ~Slot.freeBit
-      slots[index].tag = tag
-      slots[index].work = work
+      if index == 0 {
+        freeHead = first.tag & ~Slot.freeBit
+        first.tag = tag
+        first.work = work
+      } else {
+        freeHead = rest[index - 1].tag & ~Slot.freeBit
+        rest[index - 1].tag = tag
+        rest[index - 1].work = work
+      }
     } else {
-      index = slots.count
+      index = capacity
       precondition(index < Int(Slot.freeEnd), "A CancelBag holds at most 2^32 - 1 items at once.")
-      // Room for a screen's handful of requests at once, instead of growing 1, 2, 4, 8.
-      if index == 0 { slots.reserveCapacity(SlotTable.initialCapacity) }
-      slots.append(Slot(work: work, tag: tag))
+      if index == 0 {
+        first = Slot(work: work, tag: tag)
+      } else {
+        if index == 1 { rest.reserveCapacity(SlotTable.initialCapacity - 1) }
+        rest.append(Slot(work: work, tag: tag))
+      }
+      capacity += 1
     }
     count += 1
     return UInt32(truncatingIfNeeded: index)
+  }
+
+  /// The tag of the slot at `index`, which must be in use.
+  @inline(__always)
+  private func tag(at index: Int) -> UInt64 {
+    index == 0 ? first.tag : rest[index - 1].tag
   }
 
   /// Whether the slot at `index` holds the occupant tagged `sequence`.
   @inline(__always)
   func contains(index: UInt32, sequence: UInt64) -> Bool {
     let index = Int(index)
-    return index < slots.count && sequence != 0 && slots[index].sequence == sequence
+    guard index < capacity, sequence != 0 else { return false }
+    let tag = tag(at: index)
+    return tag & Slot.freeBit == 0 && tag >> ItemFlags.bitCount == sequence
   }
 
   /// The occupant of `index`, which must be occupied.
   func work(at index: UInt32) -> StoredWork {
-    slots[Int(index)].work!
+    index == 0 ? first.work! : rest[Int(index) - 1].work!
+  }
+
+  /// The flags of the occupant of `index`, which must be occupied.
+  func flags(at index: UInt32) -> ItemFlags {
+    ItemFlags(rawValue: tag(at: Int(index)) & ((1 << ItemFlags.bitCount) - 1))
   }
 
   /// Adds `flags` to the occupant of `index`, which must be occupied.
   mutating func insertFlags(_ flags: ItemFlags, at index: UInt32) {
-    slots[Int(index)].tag |= flags.rawValue
+    if index == 0 {
+      first.tag |= flags.rawValue
+    } else {
+      rest[Int(index) - 1].tag |= flags.rawValue
+    }
   }
 
   /// Takes the occupant out of `index`, which must be occupied, and frees the slot.
   @inline(__always)
   mutating func remove(at index: UInt32) -> (work: StoredWork, flags: ItemFlags) {
     let index = Int(index)
-    // Move the work out (no copy, so no extra retain and release).
-    let work = slots[index].work.take()!
-    let flags = slots[index].flags
-    slots[index].tag = Slot.freeBit | freeHead
+    let freed = Slot.freeBit | freeHead
     freeHead = UInt64(index)
     count -= 1
+    // Move the work out (no copy, so no extra retain and release).
+    if index == 0 {
+      let work = first.work.take()!
+      let flags = first.flags
+      first.tag = freed
+      return (work, flags)
+    }
+    let work = rest[index - 1].work.take()!
+    let flags = rest[index - 1].flags
+    rest[index - 1].tag = freed
     return (work, flags)
   }
 
@@ -93,14 +136,45 @@ struct SlotTable {
   /// stay forever. Returns whether it did.
   @inline(__always)
   mutating func shrinkIfDrained() -> Bool {
-    guard count == 0 && slots.count > 64 else { return false }
+    guard count == 0 && capacity > 64 else { return false }
     self = SlotTable()
     return true
   }
 
+  /// Hands `body` each occupant and its tag, by index.
+  func forEachOccupied(_ body: (StoredWork, Slot) -> Void) {
+    if capacity > 0, let work = first.work { body(work, first) }
+    for slot in rest { if let work = slot.work { body(work, slot) } }
+  }
+
   /// Takes every slot out at once, in O(1), leaving the table empty.
-  mutating func removeAll() -> [Slot] {
-    defer { self = SlotTable() }
-    return slots
+  mutating func removeAll() -> TakenSlots {
+    var taken = SlotTable()
+    swap(&self, &taken)
+    return TakenSlots(first: taken.first, rest: taken.rest)
+  }
+}
+
+/// The slots of a table taken out whole: free ones hold no work.
+struct TakenSlots {
+  /// Slot 0 (free if the table never used it).
+  var first: Slot
+  /// Slots 1 and up.
+  var rest: [Slot]
+
+  /// How many slots, slot 0 included.
+  var count: Int { rest.count + 1 }
+
+  /// Hands `body` the number of slots and a way to reach each one by index, in place.
+  mutating func withSlots<Result>(
+    _ body: (_ count: Int, _ slot: (Int) -> UnsafeMutablePointer<Slot>) -> Result
+  ) -> Result {
+    let count = self.count
+    return withUnsafeMutablePointer(to: &first) { first in
+      rest.withUnsafeMutableBufferPointer { rest in
+        let base = rest.baseAddress
+        return body(count) { $0 == 0 ? first : base! + ($0 - 1) }
+      }
+    }
   }
 }

@@ -9,7 +9,7 @@ struct RemovedItem {
 /// Items taken out of the table together (by `cancelAll` or `end`), to cancel after the lock.
 struct TakenItems {
   /// Slots as they were: free ones hold no work.
-  var slots: [Slot]
+  var slots: TakenSlots
   var details: [UInt64: ItemDetails]
   /// Links to children and linked bags, by sequence; empty when they were kept.
   var links: [UInt64: StoredWork] = [:]
@@ -19,10 +19,10 @@ struct TakenItems {
   mutating func forEachWorkOldestFirst(
     _ body: (StoredWork, _ sequence: UInt64, ItemFlags) -> Void
   ) {
-    slots.withUnsafeMutableBufferPointer { buffer in
-      TakenItems.forEachOccupiedOldestFirst(buffer) { index in
-        guard let work = buffer[index].work.take() else { return }
-        let tag = buffer[index].tag
+    slots.withSlots { count, slot in
+      TakenItems.forEachOccupiedOldestFirst(count, slot) { index in
+        guard let work = slot(index).pointee.work.take() else { return }
+        let tag = slot(index).pointee.tag
         body(
           work, tag >> ItemFlags.bitCount,
           ItemFlags(rawValue: tag & ((1 << ItemFlags.bitCount) - 1)))
@@ -35,14 +35,15 @@ struct TakenItems {
   /// Slots are reused, so slot order is add order only until something finishes; a table
   /// that was never reordered (the common case) needs no sort.
   private static func forEachOccupiedOldestFirst(
-    _ buffer: UnsafeMutableBufferPointer<Slot>, _ body: (Int) -> Void
+    _ count: Int, _ slot: (Int) -> UnsafeMutablePointer<Slot>, _ body: (Int) -> Void
   ) {
     // Only tags are read to find the order: copying a slot would retain its work.
-    func isOccupied(_ index: Int) -> Bool { buffer[index].tag & Slot.freeBit == 0 }
+    func tag(_ index: Int) -> UInt64 { slot(index).pointee.tag }
+    func isOccupied(_ index: Int) -> Bool { tag(index) & Slot.freeBit == 0 }
     var previous: UInt64 = 0
     var ordered = true
-    for index in buffer.indices where isOccupied(index) {
-      let tag = buffer[index].tag
+    for index in 0..<count where isOccupied(index) {
+      let tag = tag(index)
       if tag < previous {
         ordered = false
         break
@@ -50,9 +51,9 @@ struct TakenItems {
       previous = tag
     }
     if ordered {
-      for index in buffer.indices where isOccupied(index) { body(index) }
+      for index in 0..<count where isOccupied(index) { body(index) }
     } else {
-      let order = buffer.indices.filter(isOccupied).sorted { buffer[$0].tag < buffer[$1].tag }
+      let order = (0..<count).filter(isOccupied).sorted { tag($0) < tag($1) }
       for index in order { body(index) }
     }
   }
@@ -60,11 +61,12 @@ struct TakenItems {
   /// Takes each item out, oldest first, and hands it to `body`.
   mutating func forEachOldestFirst(_ body: (RemovedItem) -> Void) {
     let details = self.details
-    slots.withUnsafeMutableBufferPointer { buffer in
+    slots.withSlots { count, slot in
       func take(_ index: Int) {
-        guard let work = buffer[index].work.take() else { return }
-        let sequence = buffer[index].tag >> ItemFlags.bitCount
-        let flags = ItemFlags(rawValue: buffer[index].tag & ((1 << ItemFlags.bitCount) - 1))
+        guard let work = slot(index).pointee.work.take() else { return }
+        let tag = slot(index).pointee.tag
+        let sequence = tag >> ItemFlags.bitCount
+        let flags = ItemFlags(rawValue: tag & ((1 << ItemFlags.bitCount) - 1))
         body(
           RemovedItem(
             work: work, sequence: sequence, flags: flags,
@@ -83,8 +85,8 @@ struct TakenItems {
           nextLink += 1
         }
       }
-      TakenItems.forEachOccupiedOldestFirst(buffer) { index in
-        takeLinks(before: buffer[index].tag)
+      TakenItems.forEachOccupiedOldestFirst(count, slot) { index in
+        takeLinks(before: slot(index).pointee.tag)
         take(index)
       }
       takeLinks(before: .max)
