@@ -45,9 +45,9 @@ extension URLSessionTask: AutoCancellable {
   ) -> CancelRegistration {
     let registration = insertion.addReportingFinish(RawTaskWork(task))
     // Added to a bag that had ended: the cancel just queued could lose to the `resume()` the
-    // caller makes next, so a task that was never resumed is cancelled here and now.
+    // caller makes next, so a task that was never resumed is cancelled before `add` returns.
     if !registration.isActive, task.state == .suspended {
-      TaskCanceller.cancelBeforeResume(task)
+      TaskCanceller.cancelQueuedBeforeResume(task)
     }
     return registration
   }

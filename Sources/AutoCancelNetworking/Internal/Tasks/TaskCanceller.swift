@@ -13,7 +13,8 @@ import Foundation
 /// 1. Never inline. `cancel()` waits synchronously for the process-wide queue that runs all
 ///    URLSession work on Linux, so calling it from a cancellation handler, a `deinit` or under a
 ///    lock that code on that queue needs can deadlock. Cancels go to one serial queue and the
-///    caller returns at once. The one exception is ``cancelBeforeResume(_:)``.
+///    caller returns at once. The exceptions are ``cancelBeforeResume(_:)`` and
+///    ``cancelQueuedBeforeResume(_:)``.
 /// 2. Never while the task's URL cache is being asked for a stored response
 ///    (``CacheLookup``): such a cancel is parked, replayed later, and may crash the process.
 ///    A cancel that comes then waits on the queue, looking again after 1, 2, 4 and then every
@@ -28,9 +29,15 @@ enum TaskCanceller {
     label: "AutoCancelNetworking.TaskCanceller", qos: .userInitiated)
 
   /// Cancels `task` from the canceller's queue, as soon as it is safe; returns at once.
-  static func cancel(_ task: URLSessionTask, closing gate: RedirectGate? = nil) {
+  ///
+  /// With `countingSavings`, for a raw task whose completion the library never sees, the
+  /// cancel is counted in ``URLSessionSavings`` right after `cancel()` returns, unless the
+  /// task had completed or been cancelled by someone else first.
+  static func cancel(
+    _ task: URLSessionTask, closing gate: RedirectGate? = nil, countingSavings: Bool = false
+  ) {
     gate?.close()
-    queue.async { cancelWhenSafe(task, attempt: 0) }
+    queue.async { cancelWhenSafe(task, counting: countingSavings, attempt: 0) }
   }
 
   /// Cancels a task that was never resumed, on the calling thread, before returning: so that
@@ -38,14 +45,27 @@ enum TaskCanceller {
   ///
   /// The exception to rule 1, safe because such a task has no transfer and no lookup (a
   /// cancel before `resume()` starts its own lookup, with nothing else parked), and used only
-  /// where no lock of ours is held: by a helper that made the task and is about to return it,
-  /// and by a bag that had ended when the task was added to it.
+  /// where no lock of ours is held: by a helper that made the task and is about to return it.
   static func cancelBeforeResume(_ task: URLSessionTask) {
     task.cancel()
   }
 
+  /// Cancels a raw task that was never resumed, and was added to a bag that had ended, before
+  /// returning: waits for the canceller's queue, where the bag's cancel, queued first, cancels
+  /// it at once (a suspended task is in no lookup) and counts it as not sent; a task still
+  /// suspended after that is cancelled and counted here. One of the two counts it, never both.
+  ///
+  /// Like ``cancelBeforeResume(_:)``, used only where no lock of ours is held.
+  static func cancelQueuedBeforeResume(_ task: URLSessionTask) {
+    queue.sync {
+      guard task.state == .suspended else { return }
+      task.cancel()
+      SavingsAccount.count(.notSent, url: task.originalRequest?.url)
+    }
+  }
+
   /// Cancels now if the task is past its cache lookup, else looks again shortly.
-  private static func cancelWhenSafe(_ task: URLSessionTask, attempt: Int) {
+  private static func cancelWhenSafe(_ task: URLSessionTask, counting: Bool, attempt: Int) {
     dispatchPrecondition(condition: .onQueue(queue))
     guard task.state != .completed, task.state != .canceling else { return }
     #if canImport(FoundationNetworking)
@@ -56,11 +76,19 @@ enum TaskCanceller {
       case .unknown: wait = isVisiblyPastLookup(task) ? nil : backOff(attempt)
       }
       if let wait {
-        queue.asyncAfter(deadline: .now() + wait) { cancelWhenSafe(task, attempt: attempt + 1) }
+        queue.asyncAfter(deadline: .now() + wait) {
+          cancelWhenSafe(task, counting: counting, attempt: attempt + 1)
+        }
         return
       }
     #endif
+    let wasSuspended = task.state == .suspended
     task.cancel()
+    if counting {
+      SavingsAccount.count(
+        CancelPhase(afterCancelOf: task, wasSuspended: wasSuspended),
+        url: task.originalRequest?.url)
+    }
   }
 
   #if canImport(FoundationNetworking)
