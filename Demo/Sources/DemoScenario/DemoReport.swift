@@ -58,6 +58,18 @@ package struct DemoReport: Sendable {
     }
     add("app: responses delivered to gone screens") { "\($0.responsesAfterScreenLeft)" }
     add("run time") { Format.seconds($0.durationSeconds) }
+    add("library: requests it cancelled") { run in
+      run.library.map { "\($0.cancelled) (\($0.cancelledBeforeSent) unsent)" } ?? "-"
+    }
+    add("  body bytes received before the cancel") { run in
+      run.library.map { Format.bytes(Int($0.bytesReceivedBeforeCancel)) } ?? "-"
+    }
+    add("  body bytes avoided") { run in
+      run.library.map { Format.bytes(Int($0.bytesAvoided)) } ?? "-"
+    }
+    add("    cancels of unknown length or bytes") { run in
+      run.library.map { "\($0.cancelledWithUnknownRemainder)" } ?? "-"
+    }
     guard without.exitToServerEnd.count > 0 else {
       lines.append("")
       let nothing =
