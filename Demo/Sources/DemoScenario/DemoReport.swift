@@ -34,7 +34,7 @@ package struct DemoReport: Sendable {
       "AutoCancel demo: \(plan.people) people open \(plan.screens.count) screens, each "
       + "loading \(contents), and leave \(screensLeftEarly) of them before everything has "
       + "loaded (seed \(seed)). The same scenario runs twice; every number is measured at "
-      + "the server."
+      + "the server, except the library's own account in the last rows."
     var lines = [
       intro.wrapped(width: Self.width), "",
       row("", BindingMode.withoutBinding.title, BindingMode.withAutoCancel.title),
