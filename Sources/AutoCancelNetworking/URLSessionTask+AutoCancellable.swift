@@ -45,9 +45,10 @@ extension URLSessionTask: AutoCancellable {
   ) -> CancelRegistration {
     let registration = insertion.addReportingFinish(RawTaskWork(task))
     // Added to a bag that had ended: the cancel just queued could lose to the `resume()` the
-    // caller makes next, so a task that was never resumed is cancelled before `add` returns.
+    // caller makes next, so a task that was never resumed is cancelled here and now. (Counted
+    // only if the queued cancel comes first: see `URLSessionSavings`.)
     if !registration.isActive, task.state == .suspended {
-      TaskCanceller.cancelQueuedBeforeResume(task)
+      TaskCanceller.cancelBeforeResume(task)
     }
     return registration
   }

@@ -37,7 +37,7 @@ struct URLSessionSavingsTests {
 
   @Test(
     "counts a request cancelled before it is sent as not sent, and the server sees nothing",
-    arguments: BoundForm.allCases)
+    arguments: [BoundForm.asyncCall, .completionHandler, .stream])
   func notSent(form: BoundForm) async throws {
     let bag = CancelBag()
     bag.end()
@@ -48,6 +48,25 @@ struct URLSessionSavingsTests {
     #expect(counted == expected)
     #expect(server.record(id: "never") == nil)
     #expect(server.connections.accepted == 0)
+  }
+
+  @Test("counts a raw task whose bag ended before it was resumed as not sent")
+  func rawTaskNotSent() async throws {
+    let bag = CancelBag()
+    let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+    let task = session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
+      reported.yield(error)
+    }
+    bag.add(task)
+    bag.end()
+    await cancellerDrained()
+    task.resume()  // does nothing: the task was cancelled
+    var iterator = errors.makeAsyncIterator()
+    _ = await iterator.next()
+    var expected = URLSessionSavings()
+    expected.cancelledBeforeSent = 1
+    #expect(counted == expected)
+    #expect(server.record(id: "never") == nil)
   }
 
   @Test(

@@ -13,8 +13,7 @@ import Foundation
 /// 1. Never inline. `cancel()` waits synchronously for the process-wide queue that runs all
 ///    URLSession work on Linux, so calling it from a cancellation handler, a `deinit` or under a
 ///    lock that code on that queue needs can deadlock. Cancels go to one serial queue and the
-///    caller returns at once. The exceptions are ``cancelBeforeResume(_:)`` and
-///    ``cancelQueuedBeforeResume(_:)``.
+///    caller returns at once. The one exception is ``cancelBeforeResume(_:)``.
 /// 2. Never while the task's URL cache is being asked for a stored response
 ///    (``CacheLookup``): such a cancel is parked, replayed later, and may crash the process.
 ///    A cancel that comes then waits on the queue, looking again after 1, 2, 4 and then every
@@ -45,23 +44,10 @@ enum TaskCanceller {
   ///
   /// The exception to rule 1, safe because such a task has no transfer and no lookup (a
   /// cancel before `resume()` starts its own lookup, with nothing else parked), and used only
-  /// where no lock of ours is held: by a helper that made the task and is about to return it.
+  /// where no lock of ours is held: by a helper that made the task and is about to return it,
+  /// and by a bag that had ended when the task was added to it.
   static func cancelBeforeResume(_ task: URLSessionTask) {
     task.cancel()
-  }
-
-  /// Cancels a raw task that was never resumed, and was added to a bag that had ended, before
-  /// returning: waits for the canceller's queue, where the bag's cancel, queued first, cancels
-  /// it at once (a suspended task is in no lookup) and counts it as not sent; a task still
-  /// suspended after that is cancelled and counted here. One of the two counts it, never both.
-  ///
-  /// Like ``cancelBeforeResume(_:)``, used only where no lock of ours is held.
-  static func cancelQueuedBeforeResume(_ task: URLSessionTask) {
-    queue.sync {
-      guard task.state == .suspended else { return }
-      task.cancel()
-      SavingsAccount.count(.notSent, url: task.originalRequest?.url)
-    }
   }
 
   /// Cancels now if the task is past its cache lookup, else looks again shortly.
