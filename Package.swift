@@ -64,11 +64,13 @@ let package = Package(
       name: "AutoCancelTestingTests",
       dependencies: ["AutoCancel", "AutoCancelTesting", "AutoCancelTestSupport"]
     ),
-    // The samples of the DocC articles on apps, Combine and Objective-C, compiled and run
-    // (Apple-only ones inside `#if`).
+    // The samples of the DocC articles on apps, Combine, Objective-C and the account of what
+    // was saved, compiled and run (Apple-only ones inside `#if`).
     .testTarget(
       name: "DocumentationSamplesTests",
-      dependencies: ["AutoCancel", "AutoCancelObjC", "AutoCancelTestSupport"]
+      dependencies: [
+        "AutoCancel", "AutoCancelNetworking", "AutoCancelObjC", "AutoCancelTestSupport",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -64,8 +64,22 @@ public final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Se
   public func value(
     for key: Key, operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
+    try await value(for: key, whenJoining: nil, operation: operation)
+  }
+
+  /// ``value(for:operation:)``, calling `whenJoining`, after the lock, when the caller joins
+  /// the request already running for `key` instead of starting one: the seam through which
+  /// AutoCancelNetworking counts shared downloads.
+  package func value(
+    for key: Key, whenJoining: (() -> Void)?,
+    operation: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
     let (entryID, waiterID, starts) = state.withLock { $0.join(key) }
-    if starts { start(key, entryID, operation) }
+    if starts {
+      start(key, entryID, operation)
+    } else {
+      whenJoining?()
+    }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let outcome = state.withLock {

@@ -30,7 +30,7 @@ extension SharedRequests where Key == URLRequest, Value == SharedResponse {
   public func data(
     for request: URLRequest, session: URLSession = .shared
   ) async throws -> SharedResponse {
-    try await value(for: request) {
+    try await value(for: request, whenJoining: { SavingsAccount.countJoin(url: request.url) }) {
       // The shared operation's task is cancelled when its last caller leaves; the request
       // follows that task.
       let (data, response) = try await session.data(

@@ -85,7 +85,7 @@ extension URLSession {
   public func data(
     for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bodyAndResponse(.data, in: consume bag, label: label) {
+    try await bodyAndResponse(.data, request, in: consume bag, label: label) {
       $0.dataTask(with: request, completionHandler: $1)
     }
   }
@@ -114,7 +114,7 @@ extension URLSession {
     for request: URLRequest, from bodyData: Data, in bag: consuming CancelBag?,
     label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bodyAndResponse(.upload, in: consume bag, label: label) {
+    try await bodyAndResponse(.upload, request, in: consume bag, label: label) {
       $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
     }
   }
@@ -130,7 +130,7 @@ extension URLSession {
     for request: URLRequest, fromFile fileURL: URL, in bag: consuming CancelBag?,
     label: String? = nil
   ) async throws -> (Data, URLResponse) {
-    try await bodyAndResponse(.upload, in: consume bag, label: label) {
+    try await bodyAndResponse(.upload, request, in: consume bag, label: label) {
       $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
     }
   }
@@ -151,7 +151,7 @@ extension URLSession {
       kind: .download, delivery: .awaiting,
       discard: { try? FileManager.default.removeItem(at: $0) })
     task.register(in: consume bag, label: label)
-    let (file, response) = try await task.value(for: self) { session, done in
+    let (file, response) = try await task.value(for: self, url: request.url) { session, done in
       // URLSession deletes its file once this handler returns: keep it first.
       session.downloadTask(with: request) { file, response, error in
         do {
@@ -181,12 +181,12 @@ extension URLSession {
   /// Runs a data or upload task bound to `bag` (if any) and to the awaiting task, and returns
   /// its body and response.
   private func bodyAndResponse(
-    _ kind: TaskKind, in bag: consuming CancelBag?, label: String?,
+    _ kind: TaskKind, _ request: URLRequest, in bag: consuming CancelBag?, label: String?,
     make: (URLSession, @escaping TaskRequest<Data>.Handler) -> URLSessionTask
   ) async throws -> (Data, URLResponse) {
     let task = TaskRequest<Data>(kind: kind, delivery: .awaiting)
     task.register(in: consume bag, label: label)
-    let (data, response) = try await task.value(for: self, make)
+    let (data, response) = try await task.value(for: self, url: request.url, make)
     guard let response else { throw URLError(.badServerResponse) }
     return (data ?? Data(), response)
   }

@@ -46,7 +46,7 @@ extension URLSession {
     #endif
     streamed.register(in: consume bag, label: label)
     let response = try await withTaskCancellationHandler {
-      try await streamed.response {
+      try await streamed.response(url: request.url) {
         #if canImport(FoundationNetworking)
           let task = twin.session.dataTask(with: request)
           twin.delegate.register(streamed, for: task)

@@ -45,7 +45,8 @@ extension URLSessionTask: AutoCancellable {
   ) -> CancelRegistration {
     let registration = insertion.addReportingFinish(RawTaskWork(task))
     // Added to a bag that had ended: the cancel just queued could lose to the `resume()` the
-    // caller makes next, so a task that was never resumed is cancelled here and now.
+    // caller makes next, so a task that was never resumed is cancelled here and now. (Counted
+    // only if the queued cancel comes first: see `URLSessionSavings`.)
     if !registration.isActive, task.state == .suspended {
       TaskCanceller.cancelBeforeResume(task)
     }

@@ -38,6 +38,8 @@ import Foundation
 /// Options every route takes (without them, a route behaves as above):
 /// - `close=1`: the server closes the connection after the response, announcing it with
 ///   `Connection: close` (by default connections are kept alive).
+/// - `chunked=1`: the body goes out in chunked framing (`Transfer-Encoding: chunked`, paced as
+///   the route says), its length never announced.
 /// - `fault=F&after=A`: the response goes wrong as F says; A is the number of body bytes sent
 ///   first (0 to the body's length; default half of it). The connection ends with the fault.
 ///   - `reset`: the head and A body bytes, then a reset (RST: `SO_LINGER` 0, then close).

@@ -1,6 +1,7 @@
 // The samples of the article "Seeing What AutoCancel Saves", exactly as it shows them.
 
 import AutoCancel
+import AutoCancelNetworking
 
 // MARK: Reading the account
 
@@ -38,9 +39,11 @@ final class CancelBagMetrics {
 @MainActor
 final class SessionReport {
   private let start = CancelBagStatistics.current
+  private let networkStart = URLSessionSavings.current
 
   func sessionEnded() {
     let session = CancelBagStatistics.current.since(start)
+    let network = URLSessionSavings.current.since(networkStart)
     analytics.track(
       "autocancel_session",
       properties: [
@@ -49,6 +52,9 @@ final class SessionReport {
         "failed": session.failed,
         "cancelled_owner_gone": session.cancelledByReason[.ownerGone, default: 0],
         "cancelled_replaced": session.cancelledByReason[.replaced, default: 0],
+        "requests_cancelled": network.cancelled,
+        "requests_never_sent": network.cancelledBeforeSent,
+        "bytes_avoided": Int(network.bytesAvoided),
       ])
   }
 }

@@ -149,9 +149,33 @@ struct LoopbackHTTPServerFaultTests {
     #expect(record.clientWentAway)
   }
 
+  @Test("sends a body in chunked framing, its length unannounced, when asked to")
+  func sendsChunkedWhenAsked() async throws {
+    let server = try startedServer()
+    defer { server.stop() }
+    let client = try RawClient(port: server.port)
+    try client.get("/slow?size=30&chunk=20&interval_ms=1&chunked=1&id=chunked")
+    let head = try client.readHead()
+    #expect(head.headers["transfer-encoding"] == "chunked")
+    #expect(head.headers["content-length"] == nil)
+    #expect(try client.readLine() == "14")
+    #expect(try client.readBody(20).count == 20)
+    #expect(try client.readLine() == "")
+    #expect(try client.readLine() == "a")
+    #expect(try client.readBody(10).count == 10)
+    #expect(try client.readLine() == "")
+    #expect(try client.readLine() == "0")
+    #expect(try client.readLine() == "")
+    let record = try #require(await server.waitForRecord(id: "chunked"))
+    #expect(record.completed)
+    #expect(record.bytesSent == 30)
+  }
+
   @Test(
-    "rejects an unknown fault, an amount past the body, and a close option other than 0 or 1",
-    arguments: ["fault=explode", "fault=close&after=11", "fault=reset&after=-1", "close=yes"])
+    "rejects an unknown fault, an amount past the body, and close or chunked other than 0 or 1",
+    arguments: [
+      "fault=explode", "fault=close&after=11", "fault=reset&after=-1", "close=yes", "chunked=2",
+    ])
   func rejectsInvalidOptions(options: String) async throws {
     let server = try startedServer()
     defer { server.stop() }

@@ -34,7 +34,7 @@ package struct DemoReport: Sendable {
       "AutoCancel demo: \(plan.people) people open \(plan.screens.count) screens, each "
       + "loading \(contents), and leave \(screensLeftEarly) of them before everything has "
       + "loaded (seed \(seed)). The same scenario runs twice; every number is measured at "
-      + "the server."
+      + "the server, except the library's own account in the last rows."
     var lines = [
       intro.wrapped(width: Self.width), "",
       row("", BindingMode.withoutBinding.title, BindingMode.withAutoCancel.title),
@@ -58,6 +58,18 @@ package struct DemoReport: Sendable {
     }
     add("app: responses delivered to gone screens") { "\($0.responsesAfterScreenLeft)" }
     add("run time") { Format.seconds($0.durationSeconds) }
+    add("library: requests it cancelled") { run in
+      run.library.map { "\($0.cancelled) (\($0.cancelledBeforeSent) unsent)" } ?? "-"
+    }
+    add("  body bytes received before the cancel") { run in
+      run.library.map { Format.bytes(Int($0.bytesReceivedBeforeCancel)) } ?? "-"
+    }
+    add("  body bytes avoided") { run in
+      run.library.map { Format.bytes(Int($0.bytesAvoided)) } ?? "-"
+    }
+    add("    cancels of unknown length or bytes") { run in
+      run.library.map { "\($0.cancelledWithUnknownRemainder)" } ?? "-"
+    }
     guard without.exitToServerEnd.count > 0 else {
       lines.append("")
       let nothing =

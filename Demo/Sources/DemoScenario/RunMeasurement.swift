@@ -1,3 +1,4 @@
+import AutoCancelNetworking
 import Dispatch
 import LoopbackHTTPServer
 
@@ -35,6 +36,11 @@ package struct RunMeasurement: Sendable {
   package var responsesAfterScreenLeft: Int
   /// Wall-clock seconds the run took.
   package var durationSeconds: Double
+  /// Body bytes the server sent on requests whose client went away: what the app received
+  /// of the requests it cancelled, as the server saw it.
+  package var bytesSentOnCancelled: Int
+  /// With AutoCancel: the library's own account of the run (``RunResult/library``).
+  package var library: URLSessionSavings?
 
   package init(_ result: RunResult) {
     mode = result.mode
@@ -49,6 +55,8 @@ package struct RunMeasurement: Sendable {
     requestsCancelled = byID.values.filter(\.clientWentAway).count
     requestsNeverSent = Set(result.startedRequestIDs).subtracting(byID.keys).count
     bytesSent = byID.values.reduce(0) { $0 + $1.bytesSent }
+    bytesSentOnCancelled = byID.values.filter(\.clientWentAway).reduce(0) { $0 + $1.bytesSent }
+    library = result.library
 
     var wasted = 0
     var busyNanoseconds: UInt64 = 0

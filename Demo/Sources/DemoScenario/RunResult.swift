@@ -1,3 +1,4 @@
+import AutoCancelNetworking
 import LoopbackHTTPServer
 
 /// Everything one run recorded: what the app did and what the server saw.
@@ -21,11 +22,14 @@ package struct RunResult: Sendable {
   package var requestsFailed: Int
   /// Wall-clock seconds the run took, until the server had finished every request.
   package var durationSeconds: Double
+  /// With AutoCancel: the library's own account of what its cancels saved during the run
+  /// (`URLSessionSavings.current.since` a reading taken as the run began); nil without.
+  package var library: URLSessionSavings?
 
   package init(
     mode: BindingMode, plan: ScenarioPlan, startedRequestIDs: [String], exits: [ScreenExit],
     records: [RequestRecord], responsesAfterScreenLeft: Int, requestsFailed: Int,
-    durationSeconds: Double
+    durationSeconds: Double, library: URLSessionSavings? = nil
   ) {
     self.mode = mode
     self.plan = plan
@@ -35,5 +39,6 @@ package struct RunResult: Sendable {
     self.responsesAfterScreenLeft = responsesAfterScreenLeft
     self.requestsFailed = requestsFailed
     self.durationSeconds = durationSeconds
+    self.library = library
   }
 }

@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelNetworking
 import Dispatch
 import Foundation
 import LoopbackHTTPServer
@@ -40,6 +41,7 @@ package struct ScenarioRunner: Sendable {
     defer { session.invalidateAndCancel() }
     let state = RunState()
     let exits = Locked<[ScreenExit]>([])
+    let savingsBefore = URLSessionSavings.current
     let start = DispatchTime.now()
     let snapshot: @Sendable (Bool) -> RunProgress = { [plan] finished in
       let counts = state.counts
@@ -77,6 +79,10 @@ package struct ScenarioRunner: Sendable {
     await state.waitUntilEnded(Set(plan.requests.map(\.id)))
     _ = await server.waitForConnections(timeout: 60) { $0.open == 0 }
     let durationSeconds = Self.seconds(since: start)
+    let library =
+      mode == .withAutoCancel
+      ? await Self.librarySavings(since: savingsBefore, cancelsAtApp: state.counts.endedWithError)
+      : nil
 
     ticker?.cancel()
     await ticker?.value
@@ -87,7 +93,24 @@ package struct ScenarioRunner: Sendable {
       exits: exits.withLock { $0 }, records: server.records,
       responsesAfterScreenLeft: counts.deliveredAfterScreenLeft,
       requestsFailed: counts.endedWithError,
-      durationSeconds: durationSeconds)
+      durationSeconds: durationSeconds, library: library)
+  }
+
+  /// The library's account of the run. A request is counted when URLSession reports its
+  /// cancel, which may come after the app heard of it: waits, up to a few seconds, until it
+  /// has counted as many as the app saw end with an error (every one of them, in this run, a
+  /// cancel; one whose transfer had completed before the cancel reached it saved nothing, and
+  /// is never counted: hence the bound).
+  private static func librarySavings(
+    since before: URLSessionSavings, cancelsAtApp: Int
+  ) async -> URLSessionSavings {
+    let deadline = DispatchTime.now() + .seconds(3)
+    while URLSessionSavings.current.since(before).cancelled < cancelsAtApp,
+      DispatchTime.now() < deadline
+    {
+      try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return URLSessionSavings.current.since(before)
   }
 
   /// One person on one screen: opens it, stays (for a while or until loaded), leaves.

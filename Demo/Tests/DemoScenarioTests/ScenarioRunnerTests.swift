@@ -1,10 +1,13 @@
+import AutoCancelNetworking
 import DemoScenario
 import LoopbackHTTPServer
 import AutoCancelTestSupport
 import Testing
 
+/// Serialized: the library's account is process-wide, and a test that reads it must not see
+/// another run's cancels; no other suite here runs a scenario.
 @Suite(
-  "The demo's scenario, run small",
+  "The demo's scenario, run small", .serialized,
   timeLimit(minutes: 3))
 struct ScenarioRunnerTests {
   /// Two people: one leaves a screen 200 ms in, while its 64 MB download (about 40 s at the
@@ -83,5 +86,27 @@ struct ScenarioRunnerTests {
       measurement.requestsCompleted + measurement.requestsCancelled
         == measurement.requestsSeenByServer)
     #expect(result.exits.map(\.screenID).sorted() == ["left", "stayed"])
+  }
+
+  @Test("has the library's account agree with the server's on the requests it cancelled")
+  func libraryAgreesWithTheServer() async throws {
+    let plan = ScenarioPlan.random(screens: 8, requestsPerScreen: 4, seed: 42)
+    let result = try await ScenarioRunner(plan: plan).run(.withAutoCancel)
+    let measurement = RunMeasurement(result)
+    let library = try #require(measurement.library)
+    // The suite is serialized: the account read around the run is this run's alone.
+    let reachedServer = library.cancelled - library.cancelledBeforeSent
+    #expect(abs(reachedServer - measurement.requestsCancelled) <= 2)
+    #if canImport(FoundationNetworking)
+      // FoundationNetworking counts no received byte of a data task: every body cut short is
+      // counted as such, with no bytes made up.
+      #expect(library.cancelledWithUnknownRemainder == library.cancelledReceivingBody)
+      #expect(library.bytesReceivedBeforeCancel == 0)
+      #expect(library.bytesAvoided == 0)
+    #else
+      let sent = Int64(measurement.bytesSentOnCancelled)
+      #expect(library.bytesReceivedBeforeCancel <= sent)
+      #expect(library.bytesReceivedBeforeCancel >= sent - 65_536 * Int64(library.cancelled))
+    #endif
   }
 }

@@ -242,11 +242,15 @@ final class Connection {
     default: break
     }
     let chunked: Bool
-    if case .badChunk = plan.fault { chunked = true } else { chunked = false }
+    if case .badChunk = plan.fault { chunked = true } else { chunked = plan.chunked }
     guard sendAll(responseHead(plan, id: id, keepAlive: keepAlive, chunked: chunked), record: nil)
     else { return finishGone(record) }
     if sendsBody {
       guard sendBody(plan, record: record, chunked: chunked) else { return finishGone(record) }
+      // A whole chunked body ends with the last, empty chunk; a fault never sends it.
+      if chunked, plan.fault == nil {
+        guard sendAll(Array("0\r\n\r\n".utf8), record: nil) else { return finishGone(record) }
+      }
     }
     switch plan.fault {
     case .reset:

@@ -21,6 +21,8 @@ enum Route {
     var keepAlive = true
     /// How the response deliberately goes wrong (`fault=...`), or nil for a correct one.
     var fault: Fault?
+    /// The body goes out in chunked framing, its length never announced (`chunked=1`).
+    var chunked = false
 
     var bodyLength: Int {
       switch body {
@@ -123,13 +125,18 @@ enum Route {
     }
   }
 
-  /// Applies the options every route takes: `close=1` and `fault=...&after=N`. False when
-  /// one is invalid. A fault leaves the head's `Connection` as it was, as a server that breaks
+  /// Applies the options every route takes: `close=1`, `chunked=1` and `fault=...&after=N`.
+  /// False when one is invalid. A fault leaves the head's `Connection` as it was, as a server that breaks
   /// mid-response never announced it would.
   private static func applyOptions(_ head: HTTPRequestHead, to plan: inout Plan) -> Bool {
     switch head.query["close"] {
     case nil, "0": break
     case "1": plan.keepAlive = false
+    default: return false
+    }
+    switch head.query["chunked"] {
+    case nil, "0": break
+    case "1": plan.chunked = true
     default: return false
     }
     guard let name = head.query["fault"] else { return true }

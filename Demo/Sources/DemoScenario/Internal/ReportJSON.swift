@@ -1,3 +1,5 @@
+import AutoCancelNetworking
+
 /// The shape of `--json`: keys become snake_case (`wasted_bytes`, `exit_to_disconnect_ms`).
 struct ReportJSON: Encodable {
   struct Run: Encodable {
@@ -13,6 +15,9 @@ struct ReportJSON: Encodable {
     var exitToDisconnectMs: LatencySummary
     var responsesAfterScreenLeft: Int
     var durationSeconds: Double
+    var bytesSentOnCancelled: Int
+    /// With AutoCancel: the library's own account; absent without.
+    var library: Library?
 
     init(_ run: RunMeasurement) {
       requestsStarted = run.requestsStarted
@@ -30,6 +35,25 @@ struct ReportJSON: Encodable {
       exitToDisconnectMs = latency
       responsesAfterScreenLeft = run.responsesAfterScreenLeft
       durationSeconds = Format.rounded(run.durationSeconds)
+      bytesSentOnCancelled = run.bytesSentOnCancelled
+      library = run.library.map(Library.init)
+    }
+  }
+
+  /// The library's `URLSessionSavings` for the run.
+  struct Library: Encodable {
+    var requestsCancelled: Int
+    var requestsCancelledBeforeSent: Int
+    var bytesReceivedBeforeCancel: Int64
+    var bytesAvoided: Int64
+    var bytesAvoidedUnknownLength: Int
+
+    init(_ savings: URLSessionSavings) {
+      requestsCancelled = savings.cancelled
+      requestsCancelledBeforeSent = savings.cancelledBeforeSent
+      bytesReceivedBeforeCancel = savings.bytesReceivedBeforeCancel
+      bytesAvoided = savings.bytesAvoided
+      bytesAvoidedUnknownLength = savings.cancelledWithUnknownRemainder
     }
   }
 

@@ -60,14 +60,20 @@ final class StreamRequest: BoundRequest, Sendable {
 
   /// Waits for the response head; `makeTask` creates the task, which is resumed here unless
   /// the request was cancelled first (it then never starts).
-  func response(makeTask: @Sendable () -> URLSessionTask) async throws -> URLResponse {
+  /// A request cancelled before its task is made is counted as not sent, under `url`.
+  func response(
+    url: @autoclosure () -> URL?, makeTask: @Sendable () -> URLSessionTask
+  ) async throws -> URLResponse {
     try await withCheckedThrowingContinuation { continuation in
       let waiting = state.withLock { state in
         guard state.latch.cancellationReason == nil else { return false }
         state.extra.head = .awaited(continuation)
         return true
       }
-      guard waiting else { return continuation.resume(throwing: CancellationError()) }
+      guard waiting else {
+        SavingsAccount.count(.notSent, url: url())
+        return continuation.resume(throwing: CancellationError())
+      }
       let task = makeTask()
       // Resumed before it is attached: a cancel can reach the task only once the library's
       // own `resume()` has returned, never race it into a cache lookup.
@@ -127,14 +133,20 @@ final class StreamRequest: BoundRequest, Sendable {
     if let attached { TaskCanceller.cancel(attached.task, closing: attached.gate) }
   }
 
+  /// The task completed. After a cancel of the library's, its byte counts are final: the
+  /// cancel is counted here.
   func completed(_ error: (any Error)?) {
+    var cancelledTask: URLSessionTask?
     let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
       state.withLock { state in
         // Completed already when a 401 whose challenge went unanswered was the answer.
         if case .completed = state.latch { return nil }
-        return state.latch.complete() ? (state.extra.head.takeWaiter(), state.registration) : nil
+        guard state.complete(counting: &cancelledTask) else { return nil }
+        return (state.extra.head.takeWaiter(), state.registration)
       }
-    guard let (waiter, registration) = decided else { return }
+    guard let (waiter, registration) = decided else {
+      return countCancelled(cancelledTask, completedWith: error)
+    }
     registration?.finish()
     if let waiter {
       waiter.resume(throwing: error ?? URLError(.badServerResponse))
@@ -156,11 +168,11 @@ final class StreamRequest: BoundRequest, Sendable {
   private func cancel(beforeHeadOnly: Bool) {
     let decided:
       (
-        CancelLatch<AttachedTask, Void>.CancelAction,
+        CancelLatch<AttachedTask, PendingSaving>.CancelAction,
         CheckedContinuation<URLResponse, any Error>?, CancelRegistration?
       )? = state.withLock { state in
         if beforeHeadOnly, case .settled = state.extra.head { return nil }
-        let action = state.latch.cancel(())
+        let action = state.cancel()
         if case .none = action { return nil }
         return (action, state.extra.head.takeWaiter(), state.registration)
       }

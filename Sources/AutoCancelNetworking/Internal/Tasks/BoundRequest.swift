@@ -14,12 +14,37 @@ struct AttachedTask: Sendable {
 /// What every bound request keeps under its lock: the latch over its task, its place in its
 /// bag, and what its kind adds (``TaskRequest``'s delivery, ``StreamRequest``'s head).
 struct BoundRequestState<Extra: Sendable>: Sendable {
-  var latch = CancelLatch<AttachedTask, Void>()
+  /// The latch; a cancel carries what it leaves to count in ``URLSessionSavings``.
+  var latch = CancelLatch<AttachedTask, PendingSaving>()
   /// The request's place in its bag, once `add` returned; nil without a bag.
   var registration: CancelRegistration?
   var extra: Extra
 
   init(_ extra: Extra) { self.extra = extra }
+
+  /// The library cancels the request: a running task is counted at its completion, a
+  /// request without one where the cancel meets it next.
+  mutating func cancel() -> CancelLatch<AttachedTask, PendingSaving>.CancelAction {
+    latch.cancel(latch.attachedWork.map { .atCompletion($0.task) } ?? .beforeTask)
+  }
+
+  /// The task completed: true if it delivers; otherwise a cancel of the library's won, and
+  /// the task it left to count, if any, is returned in `counted` (and let go).
+  mutating func complete(counting counted: inout URLSessionTask?) -> Bool {
+    if latch.complete() { return true }
+    if case .cancelled(.atCompletion(let task)) = latch {
+      counted = task
+      latch = .cancelled(.settled)
+    }
+    return false
+  }
+}
+
+/// Counts a request the library cancelled once its completion reported it, if its transfer
+/// stopped for that cancel: one that completed first, or failed otherwise, saved nothing.
+func countCancelled(_ task: URLSessionTask?, completedWith error: (any Error)?) {
+  guard let task, let error, error.isCancellation else { return }
+  SavingsAccount.countCancel(of: task)
 }
 
 /// A URLSession request bound to a bag and made by the library: a completion-handler or async
@@ -51,12 +76,21 @@ extension BoundRequest {
   /// on the calling thread when the caller resumes it next (the helpers that return their
   /// task), so that `resume()` finds it cancelled and nothing is sent; from the canceller's
   /// queue when the library would have resumed it (async calls, streams), which then do not.
+  ///
+  /// The cancel is counted in ``URLSessionSavings``: here, as not sent, for a task its caller
+  /// has not resumed yet; at the task's completion for one the library resumed already.
   func attach(_ task: URLSessionTask, gate: RedirectGate?, callerResumes: Bool) -> Bool {
-    switch state.withLock({ $0.latch.attach(AttachedTask(task: task, gate: gate)) }) {
+    let action = state.withLock { state in
+      let action = state.latch.attach(AttachedTask(task: task, gate: gate))
+      if case .cancel = action, !callerResumes { state.latch = .cancelled(.atCompletion(task)) }
+      return action
+    }
+    switch action {
     case .proceed:
       return true
     case .cancel(let attached, _):
       if callerResumes {
+        SavingsAccount.count(.notSent, url: task.originalRequest?.url)
         TaskCanceller.cancelBeforeResume(attached.task)
       } else {
         TaskCanceller.cancel(attached.task, closing: attached.gate)

@@ -16,9 +16,10 @@ final class RawTaskWork: FinishReporting, WrappingWork, Sendable {
 
   init(_ task: URLSessionTask) { self.task = task }
 
-  /// Cancels the task from the canceller's queue, as soon as it is safe, and returns at once.
+  /// Cancels the task from the canceller's queue, as soon as it is safe, and returns at once;
+  /// the canceller counts what the cancel saved, as it reads it then.
   func cancel() {
-    TaskCanceller.cancel(task)
+    TaskCanceller.cancel(task, countingSavings: true)
   }
 
   /// True once URLSession has completed the task (it delivered its result or error).

@@ -28,9 +28,15 @@ enum TaskCanceller {
     label: "AutoCancelNetworking.TaskCanceller", qos: .userInitiated)
 
   /// Cancels `task` from the canceller's queue, as soon as it is safe; returns at once.
-  static func cancel(_ task: URLSessionTask, closing gate: RedirectGate? = nil) {
+  ///
+  /// With `countingSavings`, for a raw task whose completion the library never sees, the
+  /// cancel is counted in ``URLSessionSavings`` right after `cancel()` returns, unless the
+  /// task had completed or been cancelled by someone else first.
+  static func cancel(
+    _ task: URLSessionTask, closing gate: RedirectGate? = nil, countingSavings: Bool = false
+  ) {
     gate?.close()
-    queue.async { cancelWhenSafe(task, attempt: 0) }
+    queue.async { cancelWhenSafe(task, counting: countingSavings, attempt: 0) }
   }
 
   /// Cancels a task that was never resumed, on the calling thread, before returning: so that
@@ -45,7 +51,7 @@ enum TaskCanceller {
   }
 
   /// Cancels now if the task is past its cache lookup, else looks again shortly.
-  private static func cancelWhenSafe(_ task: URLSessionTask, attempt: Int) {
+  private static func cancelWhenSafe(_ task: URLSessionTask, counting: Bool, attempt: Int) {
     dispatchPrecondition(condition: .onQueue(queue))
     guard task.state != .completed, task.state != .canceling else { return }
     #if canImport(FoundationNetworking)
@@ -56,11 +62,19 @@ enum TaskCanceller {
       case .unknown: wait = isVisiblyPastLookup(task) ? nil : backOff(attempt)
       }
       if let wait {
-        queue.asyncAfter(deadline: .now() + wait) { cancelWhenSafe(task, attempt: attempt + 1) }
+        queue.asyncAfter(deadline: .now() + wait) {
+          cancelWhenSafe(task, counting: counting, attempt: attempt + 1)
+        }
         return
       }
     #endif
+    let wasSuspended = task.state == .suspended
     task.cancel()
+    if counting {
+      SavingsAccount.count(
+        CancelPhase(afterCancelOf: task, wasSuspended: wasSuspended),
+        url: task.originalRequest?.url)
+    }
   }
 
   #if canImport(FoundationNetworking)

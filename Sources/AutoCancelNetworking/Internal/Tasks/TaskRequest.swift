@@ -78,8 +78,11 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
   ///
   /// - Throws: `CancellationError` when the bag or the awaiting task cancelled the request,
   ///   otherwise URLSession's error.
+  ///
+  /// A request cancelled before its task is made is counted as not sent, under `url`.
   func value(
-    for session: URLSession, _ make: (URLSession, @escaping Handler) -> URLSessionTask
+    for session: URLSession, url: @autoclosure () -> URL?,
+    _ make: (URLSession, @escaping Handler) -> URLSessionTask
   ) async throws -> (Body?, URLResponse?) {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
@@ -88,7 +91,10 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
           state.extra.delivery = .continuation(continuation)
           return false
         }
-        if cancelledFirst { return continuation.resume(throwing: CancellationError()) }
+        if cancelledFirst {
+          SavingsAccount.count(.notSent, url: url())
+          return continuation.resume(throwing: CancellationError())
+        }
         let (task, gate) = makeTask(for: session, make)
         // Resumed before it is attached: a cancel can reach the task only once the library's
         // own `resume()` has returned, never race it into a cache lookup.
@@ -103,12 +109,13 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
   /// Cancels: reports the cancellation at once, and cancels the URLSession task from the
   /// canceller's queue. Idempotent; does nothing once URLSession completed.
   func cancel() {
-    let decided: (CancelLatch<AttachedTask, Void>.CancelAction, Delivery, CancelRegistration?)? =
-      state.withLock { state in
-        let action = state.latch.cancel(())
-        if case .none = action { return nil }
-        return (action, state.extra.takeDelivery(), state.registration)
-      }
+    let decided:
+      (CancelLatch<AttachedTask, PendingSaving>.CancelAction, Delivery, CancelRegistration?)? =
+        state.withLock { state in
+          let action = state.cancel()
+          if case .none = action { return nil }
+          return (action, state.extra.takeDelivery(), state.registration)
+        }
     guard let (action, delivery, registration) = decided else { return }
     if case .cancel(let attached) = action {
       TaskCanceller.cancel(attached.task, closing: attached.gate)
@@ -124,13 +131,16 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
     }
   }
 
-  /// URLSession's completion handler ran (on the session's delegate queue).
+  /// URLSession's completion handler ran (on the session's delegate queue). After a cancel of
+  /// the library's, its byte counts are final: the cancel is counted here.
   private func completed(_ body: Body?, _ response: URLResponse?, _ error: (any Error)?) {
+    var cancelledTask: URLSessionTask?
     let decided: (Delivery, CancelRegistration?)? = state.withLock { state in
-      guard state.latch.complete() else { return nil }
+      guard state.complete(counting: &cancelledTask) else { return nil }
       return (state.extra.takeDelivery(), state.registration)
     }
     guard let (delivery, registration) = decided else {
+      countCancelled(cancelledTask, completedWith: error)
       if let body { discard?(body) }
       return
     }

@@ -1,0 +1,224 @@
+import AutoCancel
+import AutoCancelTestSupport
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+@testable import AutoCancelNetworking
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Every test reads the account of its own server's port: the tests that run beside it, and
+/// cancel requests of their own, cannot change what it reads.
+@Suite("The account of what URLSession cancels saved", timeLimit(minutes: 1))
+struct URLSessionSavingsTests {
+  let server: TestServer
+  let session = makeCachingSession()
+  let before: URLSessionSavings
+
+  init() throws {
+    server = TestServer()
+    try server.start()
+    before = SavingsAccount.account(port: server.port)
+  }
+
+  /// What was counted for this test's server since it started.
+  var counted: URLSessionSavings {
+    SavingsAccount.account(port: server.port).since(before)
+  }
+
+  /// Returns once every cancel the library queued so far has been made (and, for raw tasks,
+  /// counted).
+  func cancellerDrained() async {
+    await withCheckedContinuation { done in TaskCanceller.queue.async { done.resume() } }
+  }
+
+  @Test(
+    "counts a request cancelled before it is sent as not sent, and the server sees nothing",
+    arguments: [BoundForm.asyncCall, .completionHandler, .stream])
+  func notSent(form: BoundForm) async throws {
+    let bag = CancelBag()
+    bag.end()
+    await form.start(server.url("/bytes?size=10&id=never"), in: bag, session: session).value
+    await cancellerDrained()
+    var expected = URLSessionSavings()
+    expected.cancelledBeforeSent = 1
+    #expect(counted == expected)
+    #expect(server.record(id: "never") == nil)
+    #expect(server.connections.accepted == 0)
+  }
+
+  @Test("counts a raw task whose bag ended before it was resumed as not sent")
+  func rawTaskNotSent() async throws {
+    let bag = CancelBag()
+    let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+    let task = session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
+      reported.yield(error)
+    }
+    bag.add(task)
+    bag.end()
+    await cancellerDrained()
+    task.resume()  // does nothing: the task was cancelled
+    var iterator = errors.makeAsyncIterator()
+    _ = await iterator.next()
+    var expected = URLSessionSavings()
+    expected.cancelledBeforeSent = 1
+    #expect(counted == expected)
+    #expect(server.record(id: "never") == nil)
+  }
+
+  @Test(
+    "counts a request cancelled while the server holds its head as awaiting the response",
+    arguments: BoundForm.allCases)
+  func awaitingResponse(form: BoundForm) async throws {
+    let bag = CancelBag()
+    let ended = form.start(server.url("/delay?ms=60000&size=10&id=held"), in: bag, session: session)
+    await server.expectRecord(id: "held") { _ in true }
+    bag.end()
+    await ended.value
+    await waitUntil("the cancel is counted") { counted.cancelled > 0 }
+    await cancellerDrained()
+    var expected = URLSessionSavings()
+    expected.cancelledAwaitingResponse = 1
+    #expect(counted == expected)
+    await server.expectRecord(id: "held") { $0.clientWentAway }
+  }
+
+  @Test(
+    "counts a request cancelled mid-body as receiving it, with the bytes received and avoided where Foundation counts them",
+    arguments: BoundForm.allCases)
+  func receivingBody(form: BoundForm) async throws {
+    let bag = CancelBag()
+    let size: Int64 = 50_000_000
+    let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=20&id=body")
+    let ended = form.start(url, in: bag, session: session)
+    await server.expectRecord(id: "body") { $0.bytesSent >= 65_536 }
+    bag.end()
+    await ended.value
+    await waitUntil("the cancel is counted") { counted.cancelled > 0 }
+    let record = try #require(await server.expectRecord(id: "body") { $0.isFinished })
+    let saved = counted
+    #expect(saved.cancelled == 1)
+    #expect(saved.cancelledReceivingBody == 1)
+    #if canImport(FoundationNetworking)
+      // FoundationNetworking counts no received byte of a data task: what the cancel avoided
+      // is not known, and nothing is made up.
+      #expect(saved.cancelledWithUnknownRemainder == 1)
+      #expect(saved.bytesReceivedBeforeCancel == 0)
+      #expect(saved.bytesAvoided == 0)
+      _ = record
+    #else
+      #expect(saved.bytesReceivedBeforeCancel > 0)
+      #expect(saved.bytesReceivedBeforeCancel <= Int64(record.bytesSent))
+      #expect(saved.bytesAvoided == size - saved.bytesReceivedBeforeCancel)
+      #expect(saved.cancelledWithUnknownRemainder == 0)
+    #endif
+  }
+
+  @Test("counts a body of unknown length as such, and nothing as avoided")
+  func unknownLength() async throws {
+    let bag = CancelBag()
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&chunked=1&id=chunked")
+    let ended = BoundForm.asyncCall.start(url, in: bag, session: session)
+    await server.expectRecord(id: "chunked") { $0.bytesSent >= 65_536 }
+    bag.end()
+    await ended.value
+    await waitUntil("the cancel is counted") { counted.cancelled > 0 }
+    let saved = counted
+    #expect(saved.cancelledReceivingBody == 1)
+    #expect(saved.cancelledWithUnknownRemainder == 1)
+    #if !canImport(FoundationNetworking)
+      #expect(saved.bytesReceivedBeforeCancel > 0)
+    #endif
+    #expect(saved.bytesAvoided == 0)
+  }
+
+  @Test("counts nothing for requests that finished", arguments: BoundForm.allCases)
+  func finished(form: BoundForm) async throws {
+    let bag = CancelBag()
+    await form.start(server.url("/bytes?size=100000&id=whole"), in: bag, session: session).value
+    #expect(server.record(id: "whole")?.completed == true)
+    bag.end()
+    await cancellerDrained()
+    #expect(counted == URLSessionSavings())
+  }
+
+  @Test("counts nothing when the app cancels a helper's task itself")
+  func appCancels() async throws {
+    let bag = CancelBag()
+    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=by-app")
+    let task = session.dataTask(with: url, in: bag) { _, _, _ in }
+    task.resume()
+    await server.expectRecord(id: "by-app") { $0.bytesSent >= 65_536 }
+    task.cancel()
+    await waitUntil("the task completed") { task.state == .completed }
+    await server.expectRecord(id: "by-app") { $0.clientWentAway }
+    bag.end()
+    await cancellerDrained()
+    #expect(counted == URLSessionSavings())
+  }
+
+  @Test("counts a caller that joined a shared download as one join")
+  func sharedJoin() async throws {
+    let shared = SharedURLRequests()
+    let request = URLRequest(
+      url: server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=shared"))
+    let first = Task { try await shared.data(for: request, session: session) }
+    await server.expectRecord(id: "shared") { $0.bytesSent > 0 }
+    let second = Task { try await shared.data(for: request, session: session) }
+    await waitUntil("both callers share the download") {
+      counted.joinedSharedRequests == 1
+    }
+    #expect(counted.joinedSharedRequests == 1)
+    first.cancel()
+    second.cancel()
+    _ = await (first.result, second.result)
+    await waitUntil("the download's cancel is counted") { counted.cancelled > 0 }
+    #expect(counted.joinedSharedRequests == 1)
+    #expect(counted.cancelledReceivingBody == 1)
+  }
+}
+
+/// The ways a request is bound to a bag, each counted on its own path.
+enum BoundForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case asyncCall = "an async call"
+  case completionHandler = "a completion-handler helper"
+  case stream = "a stream"
+  case rawTask = "a raw task"
+
+  var testDescription: String { rawValue }
+
+  /// Starts a GET of `url` bound to `bag`; the task returns once the request has ended,
+  /// whichever way (its body read to the end, for a stream).
+  func start(_ url: URL, in bag: CancelBag, session: URLSession) -> Task<Void, Never> {
+    switch self {
+    case .asyncCall:
+      return Task { _ = try? await session.data(from: url, in: bag) }
+    case .completionHandler:
+      return Task {
+        _ = await completion { done in
+          session.dataTask(with: url, in: bag, completionHandler: done).resume()
+        }
+      }
+    case .stream:
+      return Task {
+        guard let (body, _) = try? await session.stream(for: URLRequest(url: url), in: bag) else {
+          return
+        }
+        do {
+          for try await _ in body {}
+        } catch {}
+      }
+    case .rawTask:
+      return Task {
+        _ = await completion { done in
+          let task = session.dataTask(with: url, completionHandler: done)
+          bag.add(task)
+          task.resume()
+        }
+      }
+    }
+  }
+}
