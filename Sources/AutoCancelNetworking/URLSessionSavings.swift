@@ -79,11 +79,13 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
   public internal(set) var cancelledReceivingBody: Int
 
   /// Body bytes received before the cancel, by the requests cancelled while receiving their
-  /// body: the task's `countOfBytesReceived` (see the type's contract for when it is read).
+  /// body: the task's `countOfBytesReceived` (see the type's contract for when it is read),
+  /// or for a stream the bytes of the chunks that came before the cancel, which pass through
+  /// the library.
   ///
   /// FoundationNetworking on Linux does not count a data task's received bytes (its
-  /// `countOfBytesReceived` stays 0): there, a body's cancel is counted in
-  /// ``cancelledWithUnknownRemainder`` and adds nothing here.
+  /// `countOfBytesReceived` stays 0): there, the cancel of a body that is not a stream is
+  /// counted in ``cancelledWithUnknownRemainder`` and adds nothing here.
   ///
   /// ```swift
   /// print("\(saved.bytesReceivedBeforeCancel) bytes downloaded for nothing")
@@ -106,7 +108,7 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
   /// Of the requests cancelled while receiving their body, those whose avoided bytes are not
   /// known: the body's length was not announced (a chunked body, or one without
   /// `Content-Length`), or Foundation did not count the bytes received (FoundationNetworking
-  /// on Linux, for data tasks). They add nothing to ``bytesAvoided``.
+  /// on Linux, for data tasks other than streams). They add nothing to ``bytesAvoided``.
   ///
   /// ```swift
   /// print("and \(saved.cancelledWithUnknownRemainder) bodies whose rest is not known")

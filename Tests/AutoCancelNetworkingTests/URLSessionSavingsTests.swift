@@ -103,18 +103,20 @@ struct URLSessionSavingsTests {
     #expect(saved.cancelled == 1)
     #expect(saved.cancelledReceivingBody == 1)
     #if canImport(FoundationNetworking)
-      // FoundationNetworking counts no received byte of a data task: what the cancel avoided
-      // is not known, and nothing is made up.
-      #expect(saved.cancelledWithUnknownRemainder == 1)
-      #expect(saved.bytesReceivedBeforeCancel == 0)
-      #expect(saved.bytesAvoided == 0)
-      _ = record
-    #else
-      #expect(saved.bytesReceivedBeforeCancel > 0)
-      #expect(saved.bytesReceivedBeforeCancel <= Int64(record.bytesSent))
-      #expect(saved.bytesAvoided == size - saved.bytesReceivedBeforeCancel)
-      #expect(saved.cancelledWithUnknownRemainder == 0)
+      if form != .stream {
+        // FoundationNetworking counts no received byte of a data task: what the cancel
+        // avoided is not known, and nothing is made up. A stream's chunks pass through the
+        // library, which counts them itself.
+        #expect(saved.cancelledWithUnknownRemainder == 1)
+        #expect(saved.bytesReceivedBeforeCancel == 0)
+        #expect(saved.bytesAvoided == 0)
+        return
+      }
     #endif
+    #expect(saved.bytesReceivedBeforeCancel > 0)
+    #expect(saved.bytesReceivedBeforeCancel <= Int64(record.bytesSent))
+    #expect(saved.bytesAvoided == size - saved.bytesReceivedBeforeCancel)
+    #expect(saved.cancelledWithUnknownRemainder == 0)
   }
 
   @Test("counts a body of unknown length as such, and nothing as avoided")

@@ -38,8 +38,8 @@ enum SavingsAccount {
 
   /// Counts a request that the library cancelled while it was running, from what `task`
   /// tells once the cancel has stopped its transfer.
-  static func countCancel(of task: URLSessionTask) {
-    count(CancelPhase(afterCancelOf: task), url: task.originalRequest?.url)
+  static func countCancel(of task: URLSessionTask, bodyBytes: Int64? = nil) {
+    count(CancelPhase(afterCancelOf: task, bodyBytes: bodyBytes), url: task.originalRequest?.url)
   }
 
   /// Counts a caller that joined the shared download of `url`.
@@ -69,18 +69,19 @@ enum CancelPhase: Sendable, Equatable {
   /// The head came when the task has a response or expects a length: FoundationNetworking
   /// gives a completion-handler task no `response` until it completes, but sets
   /// `countOfBytesExpectedToReceive` from the head. It never counts a data task's received
-  /// bytes (`countOfBytesReceived` stays 0, 6.3.1), so there a body's bytes are unknown.
-  init(afterCancelOf task: URLSessionTask, wasSuspended: Bool = false) {
+  /// bytes (`countOfBytesReceived` stays 0, 6.3.1), so there a body's bytes are unknown,
+  /// unless the library saw them come itself (`bodyBytes`: a stream's chunks).
+  init(afterCancelOf task: URLSessionTask, wasSuspended: Bool = false, bodyBytes: Int64? = nil) {
     let expectedByTask = task.countOfBytesExpectedToReceive
-    guard task.response != nil || expectedByTask != 0 else {
+    guard task.response != nil || expectedByTask != 0 || (bodyBytes ?? 0) > 0 else {
       self = wasSuspended ? .notSent : .awaitingResponse
       return
     }
     let expected =
       expectedByTask > 0 ? expectedByTask : task.response?.expectedContentLength ?? -1
-    var received: Int64? = task.countOfBytesReceived
+    var received: Int64? = max(task.countOfBytesReceived, bodyBytes ?? 0)
     #if canImport(FoundationNetworking)
-      if received == 0 { received = nil }
+      if received == 0 && bodyBytes == nil { received = nil }
     #endif
     self = .receivingBody(received: received, expected: expected >= 0 ? expected : nil)
   }

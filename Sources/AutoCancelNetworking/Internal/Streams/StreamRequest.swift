@@ -32,6 +32,9 @@ final class StreamRequest: BoundRequest, Sendable {
   struct Extra: Sendable {
     var head = Head.awaited(nil)
     var challenged: (response: URLResponse, body: Data)?
+    /// Body bytes that came before a cancel of the library's: what ``URLSessionSavings``
+    /// counts as received, since FoundationNetworking counts no data task's bytes.
+    var bodyBytes: Int64 = 0
   }
 
   let state = Locked(BoundRequestState(Extra()))
@@ -93,6 +96,7 @@ final class StreamRequest: BoundRequest, Sendable {
   func received(_ data: Data) {
     let yields = state.withLock { state in
       guard state.latch.isOpen else { return false }
+      state.extra.bodyBytes += Int64(data.count)
       guard state.extra.challenged == nil else {
         state.extra.challenged?.body.append(data)
         return false
@@ -137,15 +141,19 @@ final class StreamRequest: BoundRequest, Sendable {
   /// cancel is counted here.
   func completed(_ error: (any Error)?) {
     var cancelledTask: URLSessionTask?
+    var bodyBytes: Int64 = 0
     let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
       state.withLock { state in
         // Completed already when a 401 whose challenge went unanswered was the answer.
         if case .completed = state.latch { return nil }
-        guard state.complete(counting: &cancelledTask) else { return nil }
+        guard state.complete(counting: &cancelledTask) else {
+          bodyBytes = state.extra.bodyBytes
+          return nil
+        }
         return (state.extra.head.takeWaiter(), state.registration)
       }
     guard let (waiter, registration) = decided else {
-      return countCancelled(cancelledTask, completedWith: error)
+      return countCancelled(cancelledTask, completedWith: error, bodyBytes: bodyBytes)
     }
     registration?.finish()
     if let waiter {

@@ -42,9 +42,12 @@ struct BoundRequestState<Extra: Sendable>: Sendable {
 
 /// Counts a request the library cancelled once its completion reported it, if its transfer
 /// stopped for that cancel: one that completed first, or failed otherwise, saved nothing.
-func countCancelled(_ task: URLSessionTask?, completedWith error: (any Error)?) {
+/// `bodyBytes`: the body bytes the library itself saw come (a stream's chunks), if it did.
+func countCancelled(
+  _ task: URLSessionTask?, completedWith error: (any Error)?, bodyBytes: Int64? = nil
+) {
   guard let task, let error, error.isCancellation else { return }
-  SavingsAccount.countCancel(of: task)
+  SavingsAccount.countCancel(of: task, bodyBytes: bodyBytes)
 }
 
 /// A URLSession request bound to a bag and made by the library: a completion-handler or async
