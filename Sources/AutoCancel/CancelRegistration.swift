@@ -69,6 +69,13 @@ public struct CancelRegistration: ReasonAwareCancellable, Hashable {
     core.cancel(ticket, reason: reason, trigger: .registration)
   }
 
+  /// Tells the bag's instrument, if it has one, that this work moved `sent` and `received`
+  /// bytes so far (a `URLSessionTask`'s counts): the end of its signpost interval carries
+  /// them. Does nothing if the registration already ended or the bag has no instrument.
+  package func noteTransfer(sent: Int64, received: Int64) {
+    core.noteTransfer(ticket, sent: sent, received: received)
+  }
+
   /// Whether the work is still in flight in its bag: not finished, not cancelled.
   ///
   /// A snapshot: another thread may end the registration right after it is read.

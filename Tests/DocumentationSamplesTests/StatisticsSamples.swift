@@ -1,6 +1,7 @@
 // The samples of the article "Seeing What AutoCancel Saves", exactly as it shows them.
 
 import AutoCancel
+import AutoCancelSignposts
 
 // MARK: Reading the account
 
@@ -51,4 +52,10 @@ final class SessionReport {
         "cancelled_replaced": session.cancelledByReason[.replaced, default: 0],
       ])
   }
+}
+
+// MARK: Each piece of work in Instruments
+
+func applicationDidFinishLaunching() {
+  AutoCancelSignposts.enableIfRequested()  // on when AUTOCANCEL_SIGNPOSTS=1
 }
