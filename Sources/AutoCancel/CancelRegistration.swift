@@ -1,4 +1,4 @@
-/// One piece of work in a bag: what ``CancelBag/add(_:key:label:)-(Work,_,_)`` returns.
+/// One piece of work in a bag: what ``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)`` returns.
 ///
 /// A registration ends exactly once, in one of two ways:
 ///
@@ -16,7 +16,7 @@
 /// }
 /// ```
 ///
-/// Launchers (``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>`` and the
+/// Launchers (``CancelBag/task(key:label:priority:file:line:operation:)->Task<Success,Error>`` and the
 /// URLSession helpers) finish their registrations themselves.
 ///
 /// ## Contract

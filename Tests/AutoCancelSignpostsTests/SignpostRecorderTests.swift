@@ -112,6 +112,25 @@ struct SignpostRecorderTests {
       sink.all.last == .event("Bag ended", "CancelBag(Feed) ended (closed): cancelled 2 items"))
   }
 
+  @Test("names where the work was added, when the bag keeps call sites")
+  func callSiteInTheBegin() {
+    let sink = RecordingSink()
+    let bag = CancelBag(
+      label: "Feed",
+      switches: DiagnosticSwitches(instrument: SignpostRecorder(sink: sink), keepsCallSites: true)
+    )
+    let line = #line + 1
+    bag.add(RecordingWork(), label: "feed")
+    guard case .begin(_, _, let message)? = sink.all.first else {
+      Issue.record("no interval began: \(sink.all)")
+      return
+    }
+    #expect(
+      message
+        == "#1 feed (RecordingWork) added at SignpostRecorderTests.swift:\(line) in CancelBag(Feed)"
+    )
+  }
+
   @Test("marks no end of a bag that cancelled nothing")
   func noEventWithoutCancels() {
     let sink = RecordingSink()

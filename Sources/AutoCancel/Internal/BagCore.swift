@@ -460,13 +460,13 @@ struct BagCore: Sendable {
   @usableFromInline
   func launch(
     _ cancellation: TaskCancellation, key: (any Hashable & Sendable)?, label: String?,
-    policy: KeyPolicy
+    policy: KeyPolicy, callSite: CallSite?
   ) -> (launch: BagTask, name: String?)? {
     guard let key else { preconditionFailure("A keyed launch without a key") }
     let turn = KeyTurn(key: BagKey(key), state: .waiting)
     let details = ItemDetails(
       label: label, key: turn.key, addedAt: DispatchTime.now().uptimeNanoseconds,
-      policy: policy, hold: .task(turn))
+      callSite: callSite, policy: policy, hold: .task(turn))
     let ticket: Ticket
     switch place(cancellation, flags: .watched, reporter: nil, details: details) {
     case .added(let added): ticket = added

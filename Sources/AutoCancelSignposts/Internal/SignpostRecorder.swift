@@ -67,12 +67,14 @@ package final class SignpostRecorder: BagInstrument {
     transfers.withLock { $0[key] = Transfer(sent: sent, received: received) }
   }
 
-  /// `#3 feed (URLSessionDataTask) key 7 in CancelBag(Feed)`.
+  /// `#3 feed (URLSessionDataTask) key 7 added at FeedModel.swift:42 in CancelBag(Feed)`; the
+  /// call site only while the bag keeps call sites.
   static func beginMessage(_ item: CancelBagItem, in bag: InstrumentedBag) -> String {
     var text = "#\(item.id)"
     if let label = item.label { text += " \(label)" }
     text += " (\(item.workType))"
     if let key = item.key { text += " key \(key)" }
+    if let callSite = item.callSite { text += " added at \(callSite)" }
     text += " in " + (bag.label.map { "CancelBag(\($0))" } ?? "CancelBag")
     return text
   }
