@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "AutoCancelObjC", targets: ["AutoCancelObjC"]),
     // Checks for apps' tests: waiting until a bag is idle, naming the work it still holds.
     .library(name: "AutoCancelTesting", targets: ["AutoCancelTesting"]),
+    // Instruments signposts of every bag's work, turned on at launch.
+    .library(name: "AutoCancelSignposts", targets: ["AutoCancelSignposts"]),
     // Not for apps: the loopback test server and the seeded generator that this package's
     // tests share with the demo and bench in Demo/, a package of its own that can reach them
     // only through products. Their API may change in any release.
@@ -28,6 +30,9 @@ let package = Package(
     .target(name: "AutoCancelObjC", dependencies: ["AutoCancel"]),
     // Checks for tests, free of XCTest and Swift Testing, so that any test target links it.
     .target(name: "AutoCancelTesting", dependencies: ["AutoCancel"]),
+    // Instruments signposts: what to signpost is platform-neutral (and tested everywhere),
+    // `OSSignposter` only where `os` exists.
+    .target(name: "AutoCancelSignposts", dependencies: ["AutoCancel"]),
     // A tiny HTTP/1.1 server on 127.0.0.1 for the tests and the demo.
     .target(name: "LoopbackHTTPServer"),
     // SplitMix64, the one reproducible generator of the tests' seeded runs and the demo's
@@ -64,12 +69,17 @@ let package = Package(
       name: "AutoCancelTestingTests",
       dependencies: ["AutoCancel", "AutoCancelTesting", "AutoCancelTestSupport"]
     ),
+    .testTarget(
+      name: "AutoCancelSignpostsTests",
+      dependencies: ["AutoCancel", "AutoCancelSignposts", "AutoCancelTestSupport"]
+    ),
     // The samples of the DocC articles on apps, Combine, Objective-C and the account of what
     // was saved, compiled and run (Apple-only ones inside `#if`).
     .testTarget(
       name: "DocumentationSamplesTests",
       dependencies: [
-        "AutoCancel", "AutoCancelNetworking", "AutoCancelObjC", "AutoCancelTestSupport",
+        "AutoCancel", "AutoCancelNetworking", "AutoCancelObjC", "AutoCancelSignposts",
+        "AutoCancelTestSupport",
       ]
     ),
   ],

@@ -3,7 +3,7 @@ import Dispatch
 /// A class whose work is cancelled when it goes away: it stores a ``CancelBag``.
 ///
 /// Conforming takes one stored property; in return the owner gets the one-liner
-/// ``autoCancel(_:key:label:)-(Work,_,_)``, the Swift form of the Objective-C
+/// ``autoCancel(_:key:label:file:line:)-(Work,_,_,_,_)``, the Swift form of the Objective-C
 /// `autoCancelRequestOnDealloc:`, and task launchers bound to its lifetime.
 ///
 /// ```swift
@@ -30,11 +30,15 @@ extension AutoCancelOwner {
   /// Binds `work` to this owner: it is cancelled when the owner goes away, unless it
   /// finishes first.
   ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  ///
   /// The Swift form of the Objective-C `[self autoCancelRequestOnDealloc:request]`, and the
   /// same as `cancelBag.add(work, key: key, label: label)`: a `Task`, an `Operation`, a
   /// `URLSessionTask` (with `AutoCancelNetworking`) and ``FinishReporting`` work leave by
   /// themselves once done, however the call site typed them; see
-  /// ``CancelBag/add(_:key:label:)-(Work,_,_)``.
+  /// ``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)``.
   ///
   /// ```swift
   /// autoCancel(request)   // [self autoCancelRequestOnDealloc:request];
@@ -50,25 +54,35 @@ extension AutoCancelOwner {
   /// ```
   @discardableResult
   public func autoCancel<Work: AutoCancellable>(
-    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil
+    _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) -> CancelRegistration {
-    cancelBag.add(work, key: key, label: label)
+    cancelBag.add(work, key: key, label: label, file: file, line: line)
   }
 
   /// Binds a `DispatchWorkItem` to this owner.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
   ///
   /// ```swift
   /// autoCancel(pendingSave)
   /// ```
   @discardableResult
   public func autoCancel(
-    _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil, label: String? = nil
+    _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) -> CancelRegistration {
-    cancelBag.add(item, key: key, label: label)
+    cancelBag.add(item, key: key, label: label, file: file, line: line)
   }
 
   /// Binds work that is not `Sendable` to this owner, taking on the risk that Swift cannot
   /// check: `cancel` runs on whichever thread ends the work.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
   ///
   /// The same as `cancelBag.add(unchecked: work, cancel: cancel)`; see ``CancelBag``.
   ///
@@ -78,13 +92,17 @@ extension AutoCancelOwner {
   @discardableResult
   public func autoCancel<Work>(
     unchecked work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil,
-    cancel: @escaping (Work) -> Void
+    file: StaticString = #fileID, line: UInt = #line, cancel: @escaping (Work) -> Void
   ) -> CancelRegistration {
-    cancelBag.add(unchecked: work, key: key, label: label, cancel: cancel)
+    cancelBag.add(unchecked: work, key: key, label: label, file: file, line: line, cancel: cancel)
   }
 
   /// Starts a task bound to this owner's lifetime, handing the result back to the owner if it
   /// is still there.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
   ///
   /// The right capture made easy: `load` does not get the owner, and `deliver` gets it as an
   /// argument, held weakly while `load` runs, so neither needs to capture `self`. A task that
@@ -113,6 +131,7 @@ extension AutoCancelOwner {
     key: (any Hashable & Sendable)? = nil,
     label: String? = nil,
     priority: TaskPriority? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext _ load: sending @escaping @isolated(any) () async throws -> Value,
     // Async, though most callers pass a synchronous closure: Swift 6.3's region-based isolation
     // checker rejects a synchronous `sending @isolated(any)` closure that inherits the caller's
@@ -121,7 +140,8 @@ extension AutoCancelOwner {
     @_inheritActorContext then deliver:
       sending @escaping @isolated(any) (Self, Result<Value, any Error>) async -> Void
   ) -> Task<Void, Never> where Self: Sendable {
-    cancelBag.task(key: key, label: label, priority: priority) { [weak self] in
+    cancelBag.task(key: key, label: label, priority: priority, file: file, line: line) {
+      [weak self] in
       let result: Result<Value, any Error>
       do {
         result = .success(try await load())
@@ -136,8 +156,12 @@ extension AutoCancelOwner {
   /// Starts a task bound to this owner's lifetime under `key`, by `policy`, handing the result
   /// back to the owner if it is still there.
   ///
-  /// ``autoCancelTask(key:label:priority:_:then:)`` with a ``KeyPolicy``, as
-  /// ``CancelBag/task(key:policy:label:priority:operation:)`` launches it: `nil` when `policy`
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  ///
+  /// ``autoCancelTask(key:label:priority:file:line:_:then:)`` with a ``KeyPolicy``, as
+  /// ``CancelBag/task(key:policy:label:priority:file:line:operation:)`` launches it: `nil` when `policy`
   /// refuses the launch (neither closure runs). `load` and then `deliver` are the task's
   /// operation: the key runs until `deliver` returns, so that with ``KeyPolicy/enqueue`` each
   /// result is delivered before the next load starts. A launch cancelled before it started
@@ -162,11 +186,14 @@ extension AutoCancelOwner {
     policy: KeyPolicy,
     label: String? = nil,
     priority: TaskPriority? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext _ load: sending @escaping @isolated(any) () async throws -> Value,
     @_inheritActorContext then deliver:
       sending @escaping @isolated(any) (Self, Result<Value, any Error>) async -> Void
   ) -> Task<Void, Never>? where Self: Sendable {
-    guard let (launch, name) = cancelBag.prepareTask(key: key, label: label, policy: policy)
+    guard
+      let (launch, name) = cancelBag.prepareTask(
+        key: key, label: label, policy: policy, file: file, line: line)
     else { return nil }
     let task = Task.named(name, priority: priority) {
       [weak self] in

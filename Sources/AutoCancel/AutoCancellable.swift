@@ -6,8 +6,8 @@
 ///
 /// `Task` conforms already; `AutoCancelNetworking` adds `URLSessionTask` and `Operation`. A
 /// `DispatchWorkItem` (not `Sendable` in every Dispatch) goes in through
-/// ``CancelBag/add(_:key:label:)-(DispatchWorkItem,_,_)``, a closure through
-/// ``CancelBag/add(key:label:onCancel:)``. Your own request types conform in one line:
+/// ``CancelBag/add(_:key:label:file:line:)-(DispatchWorkItem,_,_,_,_)``, a closure through
+/// ``CancelBag/add(key:label:file:line:onCancel:)``. Your own request types conform in one line:
 ///
 /// ```swift
 /// final class ImageRequest: AutoCancellable {
@@ -17,7 +17,7 @@
 /// ```
 ///
 /// Work the compiler cannot prove `Sendable` (most Objective-C request classes, non-final
-/// classes) joins through ``CancelBag/add(unchecked:key:label:cancel:)``, which names the
+/// classes) joins through ``CancelBag/add(unchecked:key:label:file:line:cancel:)``, which names the
 /// risk; a cancel method that returns a value (Alamofire's `Request.cancel() -> Self`) through
 /// the closure form, `cancelBag.add { _ in request.cancel() }`.
 ///
@@ -74,7 +74,7 @@ extension AutoCancellable where Self: AnyObject {
 }
 
 /// A `Task` is cancelled through `Task.cancel()`, and leaves its bag by itself once it
-/// returns; prefer ``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>``, which
+/// returns; prefer ``CancelBag/task(key:label:priority:file:line:operation:)->Task<Success,Error>``, which
 /// starts the task already bound.
 extension Task: AutoCancellable {
   /// Stores the task with a watcher that finishes its registration when the task returns.

@@ -36,7 +36,11 @@ extension CancelBag {
   /// Starts a task bound to the bag that is cancelled, with reason
   /// ``CancellationReason/timedOut``, if it has not finished after `timeout`.
   ///
-  /// Otherwise the same as ``task(key:label:priority:operation:)->Task<Success,Error>``.
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  ///
+  /// Otherwise the same as ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
   ///
   /// ```swift
   /// cancelBag.task(timeout: .seconds(10)) { try await api.profile() }
@@ -47,9 +51,11 @@ extension CancelBag {
     label: String? = nil,
     timeout: Duration,
     priority: TaskPriority? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
-    let (launch, name) = prepareTask(key: key, label: label)!  // never refused: a key replaces
+    // Never refused: a key replaces.
+    let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
     let task = Task.named(name, priority: priority) {
       try await launch.run(isolation: nil, operation)
     }
@@ -61,6 +67,10 @@ extension CancelBag {
   /// Starts a non-throwing task bound to the bag, cancelled if it has not finished after
   /// `timeout`.
   ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  ///
   /// ```swift
   /// cancelBag.task(timeout: .seconds(5)) { await cache.warmUp() }
   /// ```
@@ -70,9 +80,11 @@ extension CancelBag {
     label: String? = nil,
     timeout: Duration,
     priority: TaskPriority? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
-    let (launch, name) = prepareTask(key: key, label: label)!  // never refused: a key replaces
+    // Never refused: a key replaces.
+    let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
     let task = Task.named(name, priority: priority) {
       await launch.run(isolation: nil, operation)
     }

@@ -9,16 +9,16 @@
     ///
     /// From iOS 26 / macOS 26 / tvOS 26 / watchOS 26 / visionOS 26, the task starts with
     /// `Task.immediate`: called on the operation's actor (the caller's, inherited as with
-    /// ``task(key:label:priority:operation:)->Task<Success,Error>``), the operation runs
+    /// ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``), the operation runs
     /// before this method returns, up to its first `await` that really suspends, so that a
     /// button's first state change is on screen in the same frame. Called from another actor,
     /// it is enqueued on its own. On earlier systems it starts as
-    /// ``task(key:label:priority:operation:)->Task<Success,Error>`` does: enqueued, soon after
+    /// ``task(key:label:priority:file:line:operation:)->Task<Success,Error>`` does: enqueued, soon after
     /// this method returns. Write the operation so that both are correct.
     ///
     /// The task is registered before it starts, so an operation that returns without
     /// suspending has left the bag (and given its key back) when this method returns.
-    /// Otherwise the same as ``task(key:label:priority:operation:)->Task<Success,Error>``.
+    /// Otherwise the same as ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
     ///
     /// ```swift
     /// @MainActor func refreshTapped() {
@@ -31,9 +31,12 @@
     /// ```
     ///
     /// - Parameters:
-    ///   - key: Latest wins, as in ``task(key:label:priority:operation:)->Task<Success,Error>``.
+    ///   - key: Latest wins, as in ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
     ///   - label: A name shown in snapshots and events, and the task's name.
     ///   - priority: The task's priority.
+    ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
+    ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
+    ///     the item's ``CancelBagItem/callSite`` only while call sites are on (see ``CallSite``).
     ///   - isolation: The caller's actor: leave the default.
     ///   - operation: The work.
     /// - Returns: The task, to await or cancel.
@@ -42,10 +45,12 @@
       key: (any Hashable & Sendable)? = nil,
       label: String? = nil,
       priority: TaskPriority? = nil,
+      file: StaticString = #fileID, line: UInt = #line,
       isolation: isolated (any Actor)? = #isolation,
       @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
     ) -> Task<Success, any Error> {
-      let (launch, name) = prepareTask(key: key, label: label)!  // never refused: a key replaces
+      // Never refused: a key replaces.
+      let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
       let task: Task<Success, any Error>
       if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
         task = Task.immediate(name: name, priority: priority) {
@@ -63,6 +68,10 @@
     /// Starts a non-throwing task bound to the bag that runs at once, on the calling thread,
     /// until its first suspension.
     ///
+    /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+    /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+    /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+    ///
     /// The same as the throwing form, including on systems before iOS 26 / macOS 26, where it
     /// starts enqueued.
     ///
@@ -77,10 +86,12 @@
       key: (any Hashable & Sendable)? = nil,
       label: String? = nil,
       priority: TaskPriority? = nil,
+      file: StaticString = #fileID, line: UInt = #line,
       isolation: isolated (any Actor)? = #isolation,
       @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
     ) -> Task<Success, Never> {
-      let (launch, name) = prepareTask(key: key, label: label)!  // never refused: a key replaces
+      // Never refused: a key replaces.
+      let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
       let task: Task<Success, Never>
       if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
         task = Task.immediate(name: name, priority: priority) {
@@ -98,8 +109,12 @@
     /// Starts a task bound to the bag under `key`, by `policy`, that runs at once, on the
     /// calling thread, until its first suspension, if the policy lets it start now.
     ///
-    /// ``task(key:policy:label:priority:operation:)`` started as
-    /// ``immediateTask(key:label:priority:isolation:operation:)->Task<Success,Error>`` starts:
+    /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+    /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+    /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+    ///
+    /// ``task(key:policy:label:priority:file:line:operation:)`` started as
+    /// ``immediateTask(key:label:priority:file:line:isolation:operation:)->Task<Success,Error>`` starts:
     /// a launch that waits for its turn (``KeyPolicy/enqueue``) suspends at once, and runs on
     /// its actor once let through; `nil` when the policy refuses it.
     ///
@@ -118,10 +133,14 @@
       policy: KeyPolicy,
       label: String? = nil,
       priority: TaskPriority? = nil,
+      file: StaticString = #fileID, line: UInt = #line,
       isolation: isolated (any Actor)? = #isolation,
       @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
     ) -> Task<Success, any Error>? {
-      guard let (launch, name) = prepareTask(key: key, label: label, policy: policy) else {
+      guard
+        let (launch, name) = prepareTask(
+          key: key, label: label, policy: policy, file: file, line: line)
+      else {
         return nil
       }
       let task: Task<Success, any Error>

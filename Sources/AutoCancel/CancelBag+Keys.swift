@@ -3,7 +3,11 @@ extension CancelBag {
   /// Adds work under `key`, by `policy`: replacing what runs under the key, beside it, or not
   /// at all.
   ///
-  /// ``add(_:key:label:)-(Work,_,_)`` with a policy. The work already runs, so it cannot wait
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  ///
+  /// ``add(_:key:label:file:line:)-(Work,_,_,_,_)`` with a policy. The work already runs, so it cannot wait
   /// for its turn:
   ///
   /// - ``KeyPolicy/replace`` (what `add(_:key:label:)` does): everything under the key is
@@ -14,7 +18,7 @@ extension CancelBag {
   ///   cancelled at once, with reason ``CancellationReason/duplicate``, and the registration
   ///   returned is inactive, as on an ended bag.
   /// - ``KeyPolicy/enqueue`` is a programming error (a precondition failure): launch a task
-  ///   with it instead, ``task(key:policy:label:priority:operation:)``.
+  ///   with it instead, ``task(key:policy:label:priority:file:line:operation:)``.
   ///
   /// Added work holds its key while it is registered: until its registration is finished or
   /// cancelled, or, for work that leaves by itself, until the bag sees it finished.
@@ -28,11 +32,16 @@ extension CancelBag {
   /// ```
   @inlinable @discardableResult
   public func add<Work: AutoCancellable>(
-    _ work: Work, key: any Hashable & Sendable, policy: KeyPolicy, label: String? = nil
+    _ work: Work, key: any Hashable & Sendable, policy: KeyPolicy, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) -> CancelRegistration {
     Work._add(
       work,
-      to: _BagInsertion(core: core, details: .make(label: label, key: key, policy: policy)))
+      to: _BagInsertion(
+        core: core,
+        details: .make(
+          label: label, key: key, policy: policy,
+          callSite: keepsCallSites ? CallSite(fileID: file, line: line) : nil)))
   }
 
   /// Cancels all work under `key`: registered, running or waiting for its turn, oldest first.

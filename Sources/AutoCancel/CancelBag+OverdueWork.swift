@@ -19,7 +19,7 @@ extension CancelBag {
   /// nil in release builds.
   ///
   /// Watched is work that its bag cancelled, and that can tell that it stopped: a bag task, a
-  /// `Task` bound with ``add(_:key:label:)-(Work,_,_)``, and ``FinishReporting`` classes
+  /// `Task` bound with ``add(_:key:label:file:line:)-(Work,_,_,_,_)``, and ``FinishReporting`` classes
   /// (`URLSessionTask` and `Operation` with `AutoCancelNetworking`); a ``FinishReporting``
   /// value type, boxed by the bag, is not. Work given to a bag that had ended, cancelled at
   /// once, is watched too, and reported as item `#0`. Work that stops in time costs one entry

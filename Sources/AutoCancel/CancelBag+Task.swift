@@ -39,9 +39,12 @@ extension CancelBag {
   /// - Parameters:
   ///   - key: Latest wins: work in the bag under an equal key is cancelled, with reason
   ///     ``CancellationReason/replaced`` (``KeyPolicy/replace``). For the other policies, see
-  ///     ``task(key:policy:label:priority:operation:)``.
+  ///     ``task(key:policy:label:priority:file:line:operation:)``.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
+  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
+  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
+  ///     the item's ``CancelBagItem/callSite`` only while call sites are on (see ``CallSite``).
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel.
   @inlinable @discardableResult
@@ -49,10 +52,11 @@ extension CancelBag {
     key: (any Hashable & Sendable)? = nil,
     label: String? = nil,
     priority: TaskPriority? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
     // Never refused: without a policy, a key replaces.
-    let (launch, name) = prepareTask(key: key, label: label)!
+    let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
     let task = Task.named(name, priority: priority) {
       try await launch.run(isolation: nil, operation)
     }
@@ -61,6 +65,10 @@ extension CancelBag {
   }
 
   /// Starts a non-throwing task bound to the bag.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
   ///
   /// The same as the throwing form: registered before it starts, cancelled when the bag ends,
   /// gone from the bag when it returns.
@@ -75,10 +83,11 @@ extension CancelBag {
     key: (any Hashable & Sendable)? = nil,
     label: String? = nil,
     priority: TaskPriority? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
     // Never refused: without a policy, a key replaces.
-    let (launch, name) = prepareTask(key: key, label: label)!
+    let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
     let task = Task.named(name, priority: priority) {
       await launch.run(isolation: nil, operation)
     }
@@ -116,7 +125,7 @@ extension CancelBag {
   /// ``isRunning(key:)``, and a `Task` handle cancelled while it waits takes it out of the
   /// queue.
   ///
-  /// Otherwise the same as ``task(key:label:priority:operation:)->Task<Success,Error>``: the
+  /// Otherwise the same as ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``: the
   /// operation inherits the caller's actor, its task is named after `label` and `key`, and it
   /// leaves the bag, giving its key back, as the operation returns.
   ///
@@ -125,6 +134,9 @@ extension CancelBag {
   ///   - policy: What to do when work under `key` runs.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
+  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
+  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
+  ///     the item's ``CancelBagItem/callSite`` only while call sites are on (see ``CallSite``).
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel; `nil` if `policy` refused the launch.
   @inlinable @discardableResult
@@ -133,9 +145,13 @@ extension CancelBag {
     policy: KeyPolicy,
     label: String? = nil,
     priority: TaskPriority? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error>? {
-    guard let (launch, name) = prepareTask(key: key, label: label, policy: policy) else {
+    guard
+      let (launch, name) = prepareTask(
+        key: key, label: label, policy: policy, file: file, line: line)
+    else {
       return nil
     }
     let task = Task.named(name, priority: priority) {
@@ -154,15 +170,18 @@ extension CancelBag {
   /// value witnesses on every launch.
   @inlinable
   func prepareTask(
-    key: (any Hashable & Sendable)?, label: String?, policy: KeyPolicy = .replace
+    key: (any Hashable & Sendable)?, label: String?, policy: KeyPolicy = .replace,
+    file: StaticString, line: UInt
   ) -> (launch: BagTask, name: String?)? {
     let cancellation = TaskCancellation()
     // Compared, not bound: binding would copy the key, an existential, on every launch.
     guard key != nil else {
-      let registration = add(cancellation, label: label)
+      let registration = add(cancellation, label: label, file: file, line: line)
       // A task without a key is named after its label alone: no string is made.
       return (BagTask(cancellation: cancellation, registration: registration, turn: nil), label)
     }
-    return core.launch(cancellation, key: key, label: label, policy: policy)
+    return core.launch(
+      cancellation, key: key, label: label, policy: policy,
+      callSite: keepsCallSites ? CallSite(fileID: file, line: line) : nil)
   }
 }

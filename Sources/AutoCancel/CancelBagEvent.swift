@@ -30,8 +30,8 @@ public struct CancelBagEvent: Sendable, CustomStringConvertible {
     /// The work ended by throwing `error`, which is not a cancellation, and left the bag.
     ///
     /// Sent, in place of ``finished``, for a task that the bag launched
-    /// (``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>`` and its
-    /// siblings) or that was bound with ``CancelBag/add(_:key:label:)-(Work,_,_)``, when it
+    /// (``CancelBag/task(key:label:priority:file:line:operation:)->Task<Success,Error>`` and its
+    /// siblings) or that was bound with ``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)``, when it
     /// throws an error whose ``Swift/Error/isCancellation`` is false: a failure that nobody
     /// awaits still reaches the bag's observers. A task that throws `CancellationError`
     /// finishes; a task that the bag cancelled was already reported as ``cancelled(_:)``,

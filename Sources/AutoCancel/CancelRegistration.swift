@@ -1,4 +1,4 @@
-/// One piece of work in a bag: what ``CancelBag/add(_:key:label:)-(Work,_,_)`` returns.
+/// One piece of work in a bag: what ``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)`` returns.
 ///
 /// A registration ends exactly once, in one of two ways:
 ///
@@ -16,7 +16,7 @@
 /// }
 /// ```
 ///
-/// Launchers (``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>`` and the
+/// Launchers (``CancelBag/task(key:label:priority:file:line:operation:)->Task<Success,Error>`` and the
 /// URLSession helpers) finish their registrations themselves.
 ///
 /// ## Contract
@@ -67,6 +67,13 @@ public struct CancelRegistration: ReasonAwareCancellable, Hashable {
   /// if the registration already ended.
   public func cancel(reason: CancellationReason) {
     core.cancel(ticket, reason: reason, trigger: .registration)
+  }
+
+  /// Tells the bag's instrument, if it has one, that this work moved `sent` and `received`
+  /// bytes so far (a `URLSessionTask`'s counts): the end of its signpost interval carries
+  /// them. Does nothing if the registration already ended or the bag has no instrument.
+  package func noteTransfer(sent: Int64, received: Int64) {
+    core.noteTransfer(ticket, sent: sent, received: received)
   }
 
   /// Whether the work is still in flight in its bag: not finished, not cancelled.

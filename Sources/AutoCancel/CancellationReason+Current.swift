@@ -1,8 +1,8 @@
 extension CancellationReason {
   /// Why the bag cancelled the bag task running now; nil everywhere else.
   ///
-  /// Answers in the code of a task launched by ``CancelBag/task(key:label:priority:operation:)->Task<Success,Error>``
-  /// (or ``AutoCancelOwner/autoCancelTask(key:label:priority:_:then:)``) once its bag cancelled
+  /// Answers in the code of a task launched by ``CancelBag/task(key:label:priority:file:line:operation:)->Task<Success,Error>``
+  /// (or ``AutoCancelOwner/autoCancelTask(key:label:priority:file:line:_:then:)``) once its bag cancelled
   /// it: the bag cancelled all, ended, was deinitialized with its owner, gave the key to newer
   /// work, or its deadline passed.
   ///

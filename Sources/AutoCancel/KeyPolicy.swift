@@ -1,8 +1,8 @@
 /// What a launch under a key does when work under that key is already running.
 ///
-/// Given where work is launched: ``CancelBag/task(key:policy:label:priority:operation:)``,
-/// ``AutoCancelOwner/autoCancelTask(key:policy:label:priority:_:then:)`` and
-/// ``CancelBag/add(_:key:policy:label:)``. A key is *running* while anything launched or added
+/// Given where work is launched: ``CancelBag/task(key:policy:label:priority:file:line:operation:)``,
+/// ``AutoCancelOwner/autoCancelTask(key:policy:label:priority:file:line:_:then:)`` and
+/// ``CancelBag/add(_:key:policy:label:file:line:)``. A key is *running* while anything launched or added
 /// under it has not ended: see ``CancelBag/isRunning(key:)``.
 ///
 /// | Policy | Something runs under the key | Nothing runs under the key |
@@ -44,7 +44,7 @@ public struct KeyPolicy: Sendable, Hashable, CustomStringConvertible {
   /// refused and returns `nil`, and its operation never runs.
   ///
   /// For a save button tapped twice. Work added with
-  /// ``CancelBag/add(_:key:policy:label:)`` is cancelled at once instead, with reason
+  /// ``CancelBag/add(_:key:policy:label:file:line:)`` is cancelled at once instead, with reason
   /// ``CancellationReason/duplicate``: it already runs.
   public static let ignoreNew = KeyPolicy(.ignoreNew)
 

@@ -1,7 +1,7 @@
 /// Work still running long after its bag cancelled it: what the watchdog reports, once.
 ///
 /// Work that can tell that it stopped (a bag task, a `Task` bound with
-/// ``CancelBag/add(_:key:label:)-(Work,_,_)``, ``FinishReporting`` work such as a
+/// ``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)``, ``FinishReporting`` work such as a
 /// `URLSessionTask` or an `Operation`) and is still running
 /// ``CancelBag/overdueWorkThreshold`` seconds after its bag cancelled it is handed to
 /// ``CancelBag/overdueWorkHandler``: it ignores its cancel, and keeps its resources (a socket,
@@ -17,7 +17,8 @@
 ///
 /// See <doc:DebuggingWork>.
 public struct OverdueWork: Sendable, CustomStringConvertible {
-  /// The work, as a snapshot would list it: its number, label, key and type.
+  /// The work, as a snapshot would list it: its number, label, key and type, and where it
+  /// was added while its bag keeps call sites (``CancelBagItem/callSite``).
   public let item: CancelBagItem
 
   /// Why its bag cancelled it.

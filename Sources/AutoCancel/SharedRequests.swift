@@ -95,7 +95,8 @@ public final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Se
   private func start(
     _ key: Key, _ entryID: UInt64, _ operation: @escaping @Sendable () async throws -> Value
   ) {
-    let launch = bag.prepareTask(key: nil, label: nil)!.launch  // never refused: no key
+    // Never refused: no key.
+    let launch = bag.prepareTask(key: nil, label: nil, file: #fileID, line: #line)!.launch
     let task = Task.named(nil, priority: nil) { [state] () async -> Void in
       await launch.run(isolation: nil) {
         let result: Result<Value, any Error>

@@ -1,7 +1,7 @@
 /// Work on its way into a bag: the bag's storage and the item's label and key. The library's;
 /// not for apps.
 ///
-/// ``CancelBag/add(_:key:label:)`` hands one to the work's ``AutoCancellable/_add(_:to:)``,
+/// ``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)`` hands one to the work's ``AutoCancellable/_add(_:to:)``,
 /// whose implementation was chosen when the work's type conformed; it stores the work the way
 /// its kind needs, once.
 public struct _BagInsertion {

@@ -67,32 +67,48 @@ extension URLSession {
   ///   - request: The request.
   ///   - bag: The bag that cancels the task when it ends.
   ///   - label: A name for the work in the bag's snapshot and events.
+  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
+  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
+  ///     the item's `CancelBagItem.callSite` only while call sites are on (see `CallSite`).
   ///   - completionHandler: Called exactly once; see the contract above.
   public func dataTask(
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDataTask {
-    boundTask(.data, in: bag, label: label, completionHandler: completionHandler) {
+    boundTask(
+      .data, in: bag, label: label, file: file, line: line, completionHandler: completionHandler
+    ) {
       $0.dataTask(with: request, completionHandler: $1)
     }
   }
 
   /// Creates a data task for `url`, cancelled when `bag` ends.
   ///
-  /// See ``dataTask(with:in:label:completionHandler:)-(URLRequest,_,_,_)``.
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  ///
+  /// See ``dataTask(with:in:label:file:line:completionHandler:)-(URLRequest,_,_,_,_,_)``.
   ///
   /// ```swift
   /// session.dataTask(with: url, in: cancelBag) { data, response, error in ... }.resume()
   /// ```
   public func dataTask(
     with url: URL, in bag: CancelBag, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDataTask {
     dataTask(
-      with: URLRequest(url: url), in: bag, label: label, completionHandler: completionHandler)
+      with: URLRequest(url: url), in: bag, label: label, file: file, line: line,
+      completionHandler: completionHandler)
   }
 
   /// Creates an upload task sending `bodyData`, cancelled when `bag` ends.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
   ///
   /// See the contract above. Call `resume()` on the result.
   ///
@@ -102,14 +118,21 @@ extension URLSession {
   /// ```
   public func uploadTask(
     with request: URLRequest, from bodyData: Data, in bag: CancelBag, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
-    boundTask(.upload, in: bag, label: label, completionHandler: completionHandler) {
+    boundTask(
+      .upload, in: bag, label: label, file: file, line: line, completionHandler: completionHandler
+    ) {
       $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
     }
   }
 
   /// Creates an upload task sending the file at `fileURL`, cancelled when `bag` ends.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
   ///
   /// See the contract above. Call `resume()` on the result.
   ///
@@ -119,14 +142,21 @@ extension URLSession {
   /// ```
   public func uploadTask(
     with request: URLRequest, fromFile fileURL: URL, in bag: CancelBag, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
-    boundTask(.upload, in: bag, label: label, completionHandler: completionHandler) {
+    boundTask(
+      .upload, in: bag, label: label, file: file, line: line, completionHandler: completionHandler
+    ) {
       $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
     }
   }
 
   /// Creates a download task for `request`, cancelled when `bag` ends.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
   ///
   /// See the contract above. As with Foundation, move the file before the handler returns.
   ///
@@ -135,26 +165,35 @@ extension URLSession {
   /// ```
   public func downloadTask(
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDownloadTask {
-    boundTask(.download, in: bag, label: label, completionHandler: completionHandler) {
+    boundTask(
+      .download, in: bag, label: label, file: file, line: line, completionHandler: completionHandler
+    ) {
       $0.downloadTask(with: request, completionHandler: $1)
     }
   }
 
   /// Creates a download task for `url`, cancelled when `bag` ends.
   ///
-  /// See ``downloadTask(with:in:label:completionHandler:)-(URLRequest,_,_,_)``.
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  ///
+  /// See ``downloadTask(with:in:label:file:line:completionHandler:)-(URLRequest,_,_,_,_,_)``.
   ///
   /// ```swift
   /// session.downloadTask(with: url, in: cancelBag) { file, _, error in ... }.resume()
   /// ```
   public func downloadTask(
     with url: URL, in bag: CancelBag, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line,
     completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDownloadTask {
     downloadTask(
-      with: URLRequest(url: url), in: bag, label: label, completionHandler: completionHandler)
+      with: URLRequest(url: url), in: bag, label: label, file: file, line: line,
+      completionHandler: completionHandler)
   }
 }
 
@@ -163,13 +202,13 @@ extension URLSession {
   /// ``TaskRequest`` in `bag`, then makes the task on `self` with `make`, handing it
   /// the request's completion.
   func boundTask<SessionTask: URLSessionTask, Body: Sendable>(
-    _ kind: TaskKind, in bag: CancelBag, label: String?,
+    _ kind: TaskKind, in bag: CancelBag, label: String?, file: StaticString, line: UInt,
     completionHandler: @escaping TaskRequest<Body>.Handler,
     make: (URLSession, @escaping TaskRequest<Body>.Handler) -> SessionTask
   ) -> SessionTask {
     let request = TaskRequest<Body>(
       kind: kind, delivery: .handler(completionHandler, queue: delegateQueue))
-    request.register(in: bag, label: label)
+    request.register(in: bag, label: label, file: file, line: line)
     return request.taskForCaller(for: self, make)
   }
 }

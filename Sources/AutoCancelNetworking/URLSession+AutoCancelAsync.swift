@@ -81,29 +81,44 @@ extension URLSession {
   ///   - bag: A bag that also cancels the request when it ends or cancels its work; `nil` to
   ///     follow the awaiting task alone.
   ///   - label: A name for the work in the bag's snapshot and events.
+  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
+  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
+  ///     the item's `CancelBagItem.callSite` only while call sites are on (see `CallSite`).
   /// - Throws: `CancellationError` when cancelled, otherwise what URLSession reports.
   public func data(
-    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
+    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (Data, URLResponse) {
-    try await bodyAndResponse(.data, request, in: consume bag, label: label) {
+    try await bodyAndResponse(
+      .data, request, in: consume bag, label: label, file: file, line: line
+    ) {
       $0.dataTask(with: request, completionHandler: $1)
     }
   }
 
   /// Loads `url` and returns its body and response.
   ///
-  /// See ``data(for:in:label:)``.
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  ///
+  /// See ``data(for:in:label:file:line:)``.
   ///
   /// ```swift
   /// let (data, _) = try await URLSession.shared.data(from: url, in: cancelBag)
   /// ```
   public func data(
-    from url: URL, in bag: consuming CancelBag?, label: String? = nil
+    from url: URL, in bag: consuming CancelBag?, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (Data, URLResponse) {
-    try await data(for: URLRequest(url: url), in: consume bag, label: label)
+    try await data(for: URLRequest(url: url), in: consume bag, label: label, file: file, line: line)
   }
 
   /// Sends `bodyData` with `request` and returns the response body and response.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
   ///
   /// See the contract above.
   ///
@@ -112,14 +127,21 @@ extension URLSession {
   /// ```
   public func upload(
     for request: URLRequest, from bodyData: Data, in bag: consuming CancelBag?,
-    label: String? = nil
+    label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (Data, URLResponse) {
-    try await bodyAndResponse(.upload, request, in: consume bag, label: label) {
+    try await bodyAndResponse(
+      .upload, request, in: consume bag, label: label, file: file, line: line
+    ) {
       $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
     }
   }
 
   /// Sends the file at `fileURL` with `request` and returns the response body and response.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
   ///
   /// See the contract above.
   ///
@@ -128,14 +150,21 @@ extension URLSession {
   /// ```
   public func upload(
     for request: URLRequest, fromFile fileURL: URL, in bag: consuming CancelBag?,
-    label: String? = nil
+    label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (Data, URLResponse) {
-    try await bodyAndResponse(.upload, request, in: consume bag, label: label) {
+    try await bodyAndResponse(
+      .upload, request, in: consume bag, label: label, file: file, line: line
+    ) {
       $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
     }
   }
 
   /// Downloads `request` to a file and returns its location and the response.
+  ///
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
   ///
   /// See the contract above. The file is moved out of URLSession's way before this returns:
   /// it belongs to the caller, who moves or deletes it.
@@ -145,12 +174,13 @@ extension URLSession {
   /// try FileManager.default.moveItem(at: file, to: destination)
   /// ```
   public func download(
-    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
+    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (URL, URLResponse) {
     let task = TaskRequest<URL>(
       kind: .download, delivery: .awaiting,
       discard: { try? FileManager.default.removeItem(at: $0) })
-    task.register(in: consume bag, label: label)
+    task.register(in: consume bag, label: label, file: file, line: line)
     let (file, response) = try await task.value(for: self, url: request.url) { session, done in
       // URLSession deletes its file once this handler returns: keep it first.
       session.downloadTask(with: request) { file, response, error in
@@ -167,25 +197,32 @@ extension URLSession {
 
   /// Downloads `url` to a file and returns its location and the response.
   ///
-  /// See ``download(for:in:label:)``.
+  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  ///
+  /// See ``download(for:in:label:file:line:)``.
   ///
   /// ```swift
   /// let (file, _) = try await session.download(from: url, in: cancelBag)
   /// ```
   public func download(
-    from url: URL, in bag: consuming CancelBag?, label: String? = nil
+    from url: URL, in bag: consuming CancelBag?, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (URL, URLResponse) {
-    try await download(for: URLRequest(url: url), in: consume bag, label: label)
+    try await download(
+      for: URLRequest(url: url), in: consume bag, label: label, file: file, line: line)
   }
 
   /// Runs a data or upload task bound to `bag` (if any) and to the awaiting task, and returns
   /// its body and response.
   private func bodyAndResponse(
     _ kind: TaskKind, _ request: URLRequest, in bag: consuming CancelBag?, label: String?,
+    file: StaticString, line: UInt,
     make: (URLSession, @escaping TaskRequest<Data>.Handler) -> URLSessionTask
   ) async throws -> (Data, URLResponse) {
     let task = TaskRequest<Data>(kind: kind, delivery: .awaiting)
-    task.register(in: consume bag, label: label)
+    task.register(in: consume bag, label: label, file: file, line: line)
     let (data, response) = try await task.value(for: self, url: request.url, make)
     guard let response else { throw URLError(.badServerResponse) }
     return (data ?? Data(), response)

@@ -33,10 +33,14 @@ extension URLSession {
   ///   - bag: A bag that also cancels the transfer when it ends or cancels its work; `nil` to
   ///     follow the awaiting and iterating tasks alone.
   ///   - label: A name for the work in the bag's snapshot and events.
+  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
+  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
+  ///     the item's `CancelBagItem.callSite` only while call sites are on (see `CallSite`).
   /// - Returns: The body stream (iterate it once) and the response.
   /// - Throws: `CancellationError` when cancelled, otherwise what URLSession reports.
   public func stream(
-    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil
+    for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (URLSessionDataStream, URLResponse) {
     #if canImport(FoundationNetworking)
       let twin = TwinRegistry.streams.twin(for: self)
@@ -44,7 +48,7 @@ extension URLSession {
     #else
       let (streamed, body) = StreamRequest.make(gated: false)
     #endif
-    streamed.register(in: consume bag, label: label)
+    streamed.register(in: consume bag, label: label, file: file, line: line)
     let response = try await withTaskCancellationHandler {
       try await streamed.response(url: request.url) {
         #if canImport(FoundationNetworking)

@@ -2,7 +2,7 @@ import Foundation
 
 /// The body of a streamed response, chunk by chunk, as URLSession receives it.
 ///
-/// Returned by `URLSession.stream(for:in:label:)`, the streaming call
+/// Returned by `URLSession.stream(for:in:label:file:line:)`, the streaming call
 /// that FoundationNetworking lacks on Linux (it has no `bytes(for:)`). Iterate it once; it
 /// ends when the body is complete, throws `CancellationError` when the bag ends or the
 /// iterating task is cancelled, and URLSession's error when the transfer fails.

@@ -36,16 +36,24 @@
     /// - Parameters:
     ///   - work: The work to cancel when the object goes away.
     ///   - key: Latest wins: work bound to this object under an equal key is cancelled.
+    ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
+    ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
+    ///     the item's `CancelBagItem.callSite` only while call sites are on (see `CallSite`).
     /// - Returns: The registration: finish it when the work completes, or cancel it alone.
     @discardableResult
     public func autoCancelRequestOnDealloc<Work: AutoCancellable>(
-      _ work: Work, key: (any Hashable & Sendable)? = nil
+      _ work: Work, key: (any Hashable & Sendable)? = nil,
+      file: StaticString = #fileID, line: UInt = #line
     ) -> CancelRegistration {
-      runtimeBinder.bind(work, to: self, key: key)
+      runtimeBinder.bind(work, to: self, key: key, file: file, line: line)
     }
 
     /// Binds a `DispatchWorkItem` to this object: it never runs once the object is
     /// deallocated.
+    ///
+    /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
+    /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
+    /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
     ///
     /// ```swift
     /// let save = DispatchWorkItem { store.save() }
@@ -54,9 +62,10 @@
     /// ```
     @discardableResult
     public func autoCancelRequestOnDealloc(
-      _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil
+      _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil,
+      file: StaticString = #fileID, line: UInt = #line
     ) -> CancelRegistration {
-      runtimeBinder.bind(item, to: self, key: key)
+      runtimeBinder.bind(item, to: self, key: key, file: file, line: line)
     }
 
     /// Binds a request of any type to this object, as the Objective-C category's

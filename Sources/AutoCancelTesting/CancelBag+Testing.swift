@@ -51,14 +51,16 @@ extension CancelBag {
   /// A message naming each piece of work the bag still holds, or nil when it holds none: for
   /// a test's expectation.
   ///
-  /// Each item is named as a `CancelBagItem` describes it (its number, label, type, key
-  /// and age), oldest first. A snapshot: work may end right after it was read. Any thread;
-  /// on a bag that has ended, nil.
+  /// Each item is named as a `CancelBagItem` describes it (its number, label, type, key,
+  /// where it was added while the bag keeps call sites, as it does in debug builds of the
+  /// library, and age), oldest first. A snapshot: work may end right after it was read. Any
+  /// thread; on a bag that has ended, nil.
   ///
   /// ```swift
   /// screen.close()
   /// #expect(screen.cancelBag.workInFlightMessage() == nil)
-  /// // Expectation failed: (… → "CancelBag(Feed) still holds 1 item: #3 feed (Task)") == nil
+  /// // Expectation failed: (… → "CancelBag(Feed) still holds 1 item: #3 feed (Task<(), Error>)
+  /// //   added at FeedModel.swift:42, 0.120 s") == nil
   /// ```
   public func workInFlightMessage() -> String? {
     let items = snapshot()

@@ -34,6 +34,16 @@ struct URLSessionAutoCancelTests {
     #expect(bag.count == 0)
   }
 
+  @Test("record the caller's line as the work's call site, when the bag keeps call sites")
+  func callSiteIsTheCallers() async throws {
+    let bag = CancelBag(label: nil, switches: DiagnosticSwitches(keepsCallSites: true))
+    let session = makeCachingSession()
+    let line = #line + 1
+    _ = session.dataTask(with: server.url("/bytes?size=1&id=site"), in: bag) { _, _, _ in }
+    #expect(bag.snapshot().first?.callSite == CallSite(fileID: #fileID, line: UInt(line)))
+    bag.end()
+  }
+
   @Test(
     "report URLError(.cancelled) when the owner goes mid-download, and the server sees the client leave"
   )

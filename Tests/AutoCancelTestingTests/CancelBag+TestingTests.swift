@@ -64,13 +64,28 @@ struct CancelBagWorkInFlightMessageTests {
 
   @Test("names the bag and each item still held, oldest first")
   func namesEachItem() {
-    let bag = CancelBag(label: "Feed")
+    let bag = CancelBag(label: "Feed", switches: DiagnosticSwitches())
+    bag.add(RecordingWork(), label: "feed")
+    bag.add(RecordingWork())
+    let message = bag.workInFlightMessage() ?? ""
+    #expect(message.hasPrefix("CancelBag(Feed) still holds 2 items: #1 feed (RecordingWork), "))
+    #expect(message.hasSuffix(", #2 (RecordingWork)"))
+  }
+
+  @Test("says where each item still held was added, while its bag keeps call sites")
+  func namesEachCallSite() {
+    let bag = CancelBag(label: "Feed", switches: DiagnosticSwitches(keepsCallSites: true))
+    let line = #line + 1
     bag.add(RecordingWork(), label: "feed")
     bag.add(RecordingWork())
     let message = bag.workInFlightMessage() ?? ""
     print(message)
-    #expect(message.hasPrefix("CancelBag(Feed) still holds 2 items: #1 feed (RecordingWork)"))
-    #expect(message.hasSuffix(", #2 (RecordingWork)"))
+    #expect(
+      message.hasPrefix(
+        "CancelBag(Feed) still holds 2 items: #1 feed (RecordingWork) added at "
+          + "CancelBag+TestingTests.swift:\(line), "))
+    #expect(
+      message.hasSuffix(", #2 (RecordingWork) added at CancelBag+TestingTests.swift:\(line + 1)"))
   }
 
   @Test("fails a test's expectation while work is held")

@@ -54,8 +54,8 @@ struct AutoCancellableTests {
 
   @Test(
     "leaves by itself, or stays, for what the work is, however the call site typed it",
-    arguments: CallSite.allCases)
-  func callSiteDoesNotDecide(site: CallSite) async {
+    arguments: CallForm.allCases)
+  func callSiteDoesNotDecide(site: CallForm) async {
     let owner = Owner()
     let finishing = RecordingFinishingWork()
     let finishingValue = FinishingValue(RecordingFinishingWork())
@@ -89,7 +89,7 @@ struct AutoCancellableTests {
 
 /// How a call site reaches `autoCancel`: with the work's own type, through a generic
 /// parameter, or as `any AutoCancellable`.
-enum CallSite: String, CaseIterable, Sendable {
+enum CallForm: String, CaseIterable, Sendable {
   case concrete, generic, existential
 }
 

@@ -42,7 +42,7 @@ struct CancelBagItemTests {
 
   @Test("shows labels and keys, and ages only for work added with a label or a key")
   func labelsKeysAndAges() {
-    let bag = CancelBag()
+    let bag = CancelBag(label: nil, switches: DiagnosticSwitches(keepsCallSites: true))
     bag.add(RecordingWork())
     bag.add(RecordingWork(), label: "labelled")
     bag.add(RecordingWork(), key: "search")
@@ -59,7 +59,7 @@ struct CancelBagItemTests {
 
   @Test("describes an item as #id label (type) key, age")
   func itemDescription() throws {
-    let bag = CancelBag()
+    let bag = CancelBag(label: nil, switches: DiagnosticSwitches())
     bag.add(RecordingWork())
     bag.add(RecordingWork(), key: "search", label: "feed")
     let items = bag.snapshot()
@@ -71,7 +71,7 @@ struct CancelBagItemTests {
 
   @Test("describes the bag: its label, whether it ended, and each item in flight")
   func debugDescription() {
-    let bag = CancelBag(label: "Feed")
+    let bag = CancelBag(label: "Feed", switches: DiagnosticSwitches())
     #expect(bag.label == "Feed")
     bag.add(RecordingWork(), label: "avatar")
     bag.add(RecordingWork())

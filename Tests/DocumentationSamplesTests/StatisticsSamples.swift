@@ -2,6 +2,7 @@
 
 import AutoCancel
 import AutoCancelNetworking
+import AutoCancelSignposts
 
 // MARK: Reading the account
 
@@ -57,4 +58,10 @@ final class SessionReport {
         "bytes_avoided": Int(network.bytesAvoided),
       ])
   }
+}
+
+// MARK: Each piece of work in Instruments
+
+func applicationDidFinishLaunching() {
+  AutoCancelSignposts.enableIfRequested()  // on when AUTOCANCEL_SIGNPOSTS=1
 }

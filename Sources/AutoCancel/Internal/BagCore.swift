@@ -34,6 +34,35 @@ struct BagCore: Sendable {
     withLock { $0.makeTally().label = label }
   }
 
+  /// Attaches the process-wide `instrument` to a new bag: it observes the bag's events, and
+  /// hears its end.
+  ///
+  /// Apart, and not inlined, so that making a bag without an instrument carries none of it.
+  @inline(never)
+  func attach(_ instrument: any BagInstrument, label: String?) {
+    let bag = InstrumentedBag(identity: identity, label: label)
+    withLock { state in
+      let extras = state.makeExtras()
+      extras.instrument = AttachedInstrument(instrument: instrument, bag: bag)
+      let id = extras.nextObserverID
+      extras.nextObserverID += 1
+      extras.observers.append(
+        Observer(id: id) { event in instrument.workEvent(event, in: bag) })
+    }
+  }
+
+  /// The work of `ticket`, still in flight, moved these bytes so far: tells the bag's
+  /// instrument, if it has one.
+  func noteTransfer(_ ticket: Ticket, sent: Int64, received: Int64) {
+    let attached = withLock { state -> AttachedInstrument? in
+      guard let attached = state.extras?.instrument, state.contains(ticket) else { return nil }
+      return attached
+    }
+    guard let attached else { return }
+    attached.instrument.transferred(
+      item: ticket.sequence, in: attached.bag, sent: sent, received: received)
+  }
+
   /// Equal for every copy of one bag's core.
   var identity: ObjectIdentifier { locked.identity }
 
@@ -381,11 +410,16 @@ struct BagCore: Sendable {
       for membership in extras?.memberships ?? [] { membership.finish() }
       let observers = extras?.observersToNotify
       var watch = OverdueWatch.Batch()
+      var cancelled = 0
       removed.forEachOldestFirst {
+        if !$0.flags.contains(.link) { cancelled += 1 }
         finishCancelling($0, reason: reason, observers: observers, watch: &watch)
       }
       watch.start()
       extras?.keyEffectsOfEnd?.perform()
+      if let attached = extras?.instrument {
+        attached.instrument.bagEnded(attached.bag, reason: reason, cancelled: cancelled)
+      }
       return true
     }
   }
@@ -426,13 +460,13 @@ struct BagCore: Sendable {
   @usableFromInline
   func launch(
     _ cancellation: TaskCancellation, key: (any Hashable & Sendable)?, label: String?,
-    policy: KeyPolicy
+    policy: KeyPolicy, callSite: CallSite?
   ) -> (launch: BagTask, name: String?)? {
     guard let key else { preconditionFailure("A keyed launch without a key") }
     let turn = KeyTurn(key: BagKey(key), state: .waiting)
     let details = ItemDetails(
       label: label, key: turn.key, addedAt: DispatchTime.now().uptimeNanoseconds,
-      policy: policy, hold: .task(turn))
+      callSite: callSite, policy: policy, hold: .task(turn))
     let ticket: Ticket
     switch place(cancellation, flags: .watched, reporter: nil, details: details) {
     case .added(let added): ticket = added

@@ -51,7 +51,11 @@ final class ItemDetails: @unchecked Sendable {
   // thread that took it reads them. The rest never changes.
   let label: String?
   let key: BagKey?
-  let addedAt: UInt64
+  /// When the work was added, for work added with a label or a key; nil for details made for
+  /// a call site alone, which read no clock.
+  let addedAt: UInt64?
+  /// Where the work was added, while the bag keeps call sites.
+  let callSite: CallSite?
   /// What the work does when its key already runs.
   let policy: KeyPolicy
   /// How the work holds its key, if it has one.
@@ -62,12 +66,13 @@ final class ItemDetails: @unchecked Sendable {
   var keyEffects: KeyEffects?
 
   init(
-    label: String?, key: BagKey?, addedAt: UInt64, policy: KeyPolicy = .replace,
-    hold: KeyHold = .work
+    label: String?, key: BagKey?, addedAt: UInt64?, callSite: CallSite? = nil,
+    policy: KeyPolicy = .replace, hold: KeyHold = .work
   ) {
     self.label = label
     self.key = key
     self.addedAt = addedAt
+    self.callSite = callSite
     self.policy = policy
     self.hold = hold
   }
@@ -79,25 +84,46 @@ final class ItemDetails: @unchecked Sendable {
     keyEffects?.perform()
   }
 
-  /// Details for work added with a label or a key; nil (and no clock read) for the rest.
-  @inlinable
-  static func make(label: String?, key: (any Hashable & Sendable)?) -> ItemDetails? {
-    // Inlined, so that a call without label or key costs a constant nil.
-    guard label != nil || key != nil else { return nil }
-    return makeDetailed(label: label, key: key)
+  /// Details for work added with a label, a key or a call site to keep; nil (and no clock
+  /// read) for the rest.
+  @inlinable @inline(__always)
+  static func make(
+    label: String?, key: (any Hashable & Sendable)?, file: StaticString, line: UInt,
+    keepsCallSite: Bool
+  ) -> ItemDetails? {
+    // Inlined, so that a call without label or key, on a bag that keeps no call sites, costs a
+    // constant nil. The key is not handed on when it is nil: an existential nil made to be
+    // handed on cost every add a value-witness destroy (callgrind, release).
+    guard label != nil || key != nil else {
+      return keepsCallSite ? makeSited(CallSite(fileID: file, line: line)) : nil
+    }
+    return makeDetailed(
+      label: label, key: key,
+      callSite: keepsCallSite ? CallSite(fileID: file, line: line) : nil)
   }
 
-  /// Details for work added with a label or a key, stamped with the time it was added.
+  /// Details for plain work that keeps its call site alone: no clock read.
   @usableFromInline
-  static func makeDetailed(label: String?, key: (any Hashable & Sendable)?) -> ItemDetails {
-    ItemDetails(
-      label: label, key: key.map { BagKey($0) }, addedAt: DispatchTime.now().uptimeNanoseconds)
+  static func makeSited(_ callSite: CallSite) -> ItemDetails {
+    ItemDetails(label: nil, key: nil, addedAt: nil, callSite: callSite)
+  }
+
+  /// Details for work added with a label, a key or a call site: stamped with the time it was
+  /// added when it has a label or a key.
+  @usableFromInline
+  static func makeDetailed(
+    label: String?, key: (any Hashable & Sendable)?, callSite: CallSite?
+  ) -> ItemDetails {
+    let isNamed = label != nil || key != nil
+    return ItemDetails(
+      label: label, key: key.map { BagKey($0) },
+      addedAt: isNamed ? DispatchTime.now().uptimeNanoseconds : nil, callSite: callSite)
   }
 
   /// Details for work that already runs, added under `key` with `policy`.
   @usableFromInline
   static func make(
-    label: String?, key: any Hashable & Sendable, policy: KeyPolicy
+    label: String?, key: any Hashable & Sendable, policy: KeyPolicy, callSite: CallSite?
   ) -> ItemDetails {
     precondition(
       policy != .enqueue,
@@ -105,6 +131,6 @@ final class ItemDetails: @unchecked Sendable {
         + ".runConcurrently, or launch a task with .enqueue")
     return ItemDetails(
       label: label, key: BagKey(key), addedAt: DispatchTime.now().uptimeNanoseconds,
-      policy: policy)
+      callSite: callSite, policy: policy)
   }
 }

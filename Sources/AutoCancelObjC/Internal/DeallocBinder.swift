@@ -34,20 +34,23 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
     }
   }
 
-  /// Binds `work` to `object`, held as the holder's bag holds it (see `CancelBag.add`).
+  /// Binds `work` to `object`, held as the holder's bag holds it (see `CancelBag.add`), added
+  /// at `file`:`line`: the public wrappers hand on their caller's.
   @discardableResult
   func bind<Work: AutoCancellable>(
-    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil
+    _ work: Work, to object: Store.Object, key: (any Hashable & Sendable)? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) -> CancelRegistration {
-    holder(for: object).autoCancel(work, key: key)
+    holder(for: object).autoCancel(work, key: key, file: file, line: line)
   }
 
-  /// Binds a `DispatchWorkItem` to `object`.
+  /// Binds a `DispatchWorkItem` to `object`, added at `file`:`line`.
   @discardableResult
   func bind(
-    _ item: DispatchWorkItem, to object: Store.Object, key: (any Hashable & Sendable)? = nil
+    _ item: DispatchWorkItem, to object: Store.Object, key: (any Hashable & Sendable)? = nil,
+    file: StaticString = #fileID, line: UInt = #line
   ) -> CancelRegistration {
-    holder(for: object).autoCancel(item, key: key)
+    holder(for: object).autoCancel(item, key: key, file: file, line: line)
   }
 
   /// Binds a request of unknown type, as `autoCancelRequestOnDealloc:` did.
@@ -55,7 +58,8 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
   /// Work that is ``AutoCancellable`` goes to the bag like any typed work: a thin wrapper that
   /// nothing else keeps is still cancelled. Anything else is held weakly, as the category held
   /// it, and cancelled only if it can be; once it is gone, it leaves the bag like any finished
-  /// work. Nil is ignored.
+  /// work. Nil is ignored. An Objective-C caller has no Swift call site: the item's is this
+  /// method's.
   func bindUntyped(_ request: AnyObject?, to object: Store.Object) {
     guard let request else { return }
     if let work = request as? any AutoCancellable & AnyObject {

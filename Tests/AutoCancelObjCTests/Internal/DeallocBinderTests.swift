@@ -101,6 +101,26 @@ struct DeallocBinderTests {
     #expect(request.cancelCount == 1)
   }
 
+  /// Whether bags made with the process's switches keep call sites (debug builds do, unless
+  /// `AUTOCANCEL_CALL_SITES=0`).
+  static var processKeepsCallSites: Bool {
+    let probe = CancelBag()
+    probe.add { _ in }
+    return probe.snapshot().first?.callSite != nil
+  }
+
+  @Test(
+    "records the line that bound the work as its call site",
+    .enabled(if: processKeepsCallSites))
+  func callSiteIsTheCallers() {
+    let binder = makeBinder()
+    let object = FakeObject()
+    let line = #line + 1
+    binder.bind(RecordingWork(), to: object)
+    let site = binder.holder(for: object).cancelBag.snapshot().first?.callSite
+    #expect(site == CallSite(fileID: #fileID, line: UInt(line)))
+  }
+
   @Test("leaves work that finished before its object was released alone")
   func finishedWorkIsNotCancelled() {
     let binder = makeBinder()

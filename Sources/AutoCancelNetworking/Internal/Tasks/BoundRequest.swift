@@ -62,9 +62,9 @@ extension BoundRequest {
   /// Registers in `bag`, if any, and lets go of the bag: a request never keeps its bag alive,
   /// so an owner that goes while the request runs still ends its bag (a bag that had ended
   /// cancels the request at once).
-  func register(in bag: consuming CancelBag?, label: String?) {
+  func register(in bag: consuming CancelBag?, label: String?, file: StaticString, line: UInt) {
     guard let bag else { return }
-    let registration = bag.add(self, label: label)
+    let registration = bag.add(self, label: label, file: file, line: line)
     let cancelledMeanwhile = state.withLock { state in
       state.registration = registration
       return state.latch.cancellationReason != nil

@@ -18,7 +18,7 @@ struct TaskRequestTests {
     let session = URLSession(configuration: .ephemeral)
     let request = TaskRequest<Data>(
       kind: .data, delivery: .handler(handler, queue: session.delegateQueue))
-    request.register(in: bag, label: nil)
+    request.register(in: bag, label: nil, file: #fileID, line: #line)
     let complete = Protected<TaskRequest<Data>.Handler?>(nil)
     let task = request.taskForCaller(for: session) { runner, completion in
       complete.withLock { $0 = completion }

@@ -1,0 +1,42 @@
+/// Where a piece of work was added to its bag: the `#fileID` and `#line` of the call.
+///
+/// Every public way of adding work (``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)``,
+/// ``AutoCancelOwner/autoCancel(_:key:label:file:line:)-(Work,_,_,_,_)``, the task launchers)
+/// takes `file: StaticString = #fileID, line: UInt = #line`, so the compiler fills them in at
+/// your call. A bag keeps them only while call sites are on: in debug builds of the library,
+/// or with `AUTOCANCEL_CALL_SITES=1` in the environment (`AUTOCANCEL_CALL_SITES=0` turns them
+/// off in debug builds). Off, they cost no memory and the bag's item has no ``CancelBagItem/callSite``.
+///
+/// ```swift
+/// for item in cancelBag.snapshot() {
+///   print(item.callSite?.description ?? "-")  // "FeedModel.swift:42"
+/// }
+/// ```
+public struct CallSite: Sendable, Equatable, CustomStringConvertible {
+  /// The `#fileID` of the call: `Module/File.swift`.
+  public let fileID: StaticString
+
+  /// The `#line` of the call.
+  public let line: UInt
+
+  /// The call site at `fileID` and `line`.
+  @inlinable
+  public init(fileID: StaticString, line: UInt) {
+    self.fileID = fileID
+    self.line = line
+  }
+
+  /// The file's name, without its module: `FeedModel.swift`.
+  public var fileName: String {
+    let path = "\(fileID)"
+    return path.split(separator: "/").last.map(String.init) ?? path
+  }
+
+  /// `FeedModel.swift:42`.
+  public var description: String { "\(fileName):\(line)" }
+
+  /// Two call sites are equal when they name the same file and line.
+  public static func == (lhs: CallSite, rhs: CallSite) -> Bool {
+    lhs.line == rhs.line && "\(lhs.fileID)" == "\(rhs.fileID)"
+  }
+}
