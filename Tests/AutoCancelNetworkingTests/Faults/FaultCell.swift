@@ -157,12 +157,18 @@ struct FaultCell: Hashable, Codable, Sendable, CustomStringConvertible {
 
   /// What the cell's requests must end with; the one place outcomes are decided.
   ///
-  /// - Parameter cancelCameLate: whether the cancel was made half the request timeout or
-  ///   more after the server began holding the request: the client's own timeout may then
-  ///   have come first (the runner was starved, as under a sanitizer on a loaded machine).
+  /// - Parameter cancelCameLate: whether the cancel (or the kill of a killed server) was made
+  ///   half the request timeout or more after the server began holding the request, or after
+  ///   the request started: the client's own timeout may then have come first (the runner was
+  ///   starved, as under a sanitizer on a loaded machine).
   func expectation(cancelCameLate: Bool = false) -> CellExpectation {
     let own = fault.ownEnding(for: form)
-    if trigger == .fault { return CellExpectation(allowed: own, serverSeesTheClientLeave: false) }
+    if trigger == .fault {
+      // A killed server holds the request until the runner kills it: late, the timeout wins.
+      let allowed =
+        fault == .serverKilled && cancelCameLate ? own.union([.failure(.timedOut)]) : own
+      return CellExpectation(allowed: allowed, serverSeesTheClientLeave: false)
+    }
     if fault.holdsTheRequest {
       // Made while the server holds the request, the cancel comes first; made late, it may
       // lose to the client's own timeout, the one thing that ends a held request (a killed

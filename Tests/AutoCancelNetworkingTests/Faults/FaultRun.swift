@@ -201,9 +201,10 @@ final class FaultRun: Sendable {
     // or, when a loaded machine was slow to reach it, from the request's.
     let late = UInt64(requestTimeout / 2 * 1e9)
     let now = DispatchTime.now().uptimeNanoseconds
+    let endsByHand = cell.trigger != .fault || cell.fault == .serverKilled
     let cancelCameLate =
       heldSince.map { now - $0.uptimeNanoseconds >= late } ?? false
-      || (cell.trigger != .fault && now - startedAt.uptimeNanoseconds >= late)
+      || (endsByHand && now - startedAt.uptimeNanoseconds >= late)
     let expectation = cell.expectation(cancelCameLate: cancelCameLate)
     switch cell.trigger {
     case .fault: if cell.fault == .serverKilled { server.stop() }
