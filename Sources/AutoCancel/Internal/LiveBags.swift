@@ -22,16 +22,7 @@ enum LiveBags {
   private static let shards: [Locked<[String: Entry]>] = (0..<8).map { _ in Locked([:]) }
 
   /// What ``CancelBag/pilingUpHandler`` holds.
-  static let handler = Locked<(@Sendable (PilingUpBags) -> Void)?>(defaultHandler)
-
-  /// What ``CancelBag/pilingUpHandler`` starts as: a print in debug builds, none in release.
-  static var defaultHandler: (@Sendable (PilingUpBags) -> Void)? {
-    #if DEBUG
-      return { print($0) }
-    #else
-      return nil
-    #endif
-  }
+  static let handler = Locked(debugPrintingHandler(of: PilingUpBags.self))
 
   private static func shard(of label: String) -> Locked<[String: Entry]> {
     shards[Int(UInt(bitPattern: label.hashValue) % UInt(shards.count))]

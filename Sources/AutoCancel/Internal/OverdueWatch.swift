@@ -17,16 +17,7 @@ protocol StopReporting: AnyObject {
 enum OverdueWatch {
   struct Settings: Sendable {
     var threshold: Double = 10
-    var handler: (@Sendable (OverdueWork) -> Void)? = OverdueWatch.defaultHandler
-  }
-
-  /// What ``CancelBag/overdueWorkHandler`` starts as: a print in debug builds, none in release.
-  static var defaultHandler: (@Sendable (OverdueWork) -> Void)? {
-    #if DEBUG
-      return { print($0) }
-    #else
-      return nil
-    #endif
+    var handler = debugPrintingHandler(of: OverdueWork.self)
   }
 
   static let settings = Locked(Settings())
