@@ -45,18 +45,14 @@ struct TaskCancellerTests {
     }
     task.resume()
     await server.expectRecord(id: id) { $0.bytesSent > 0 }
-    // Hold the queue that runs the library's cancels: a cancel made there waits, one made
-    // inline would not.
-    let holding = Signal()
-    let release = Gate()
-    TaskCanceller.queue.async {
-      holding.fire()
-      release.wait()
-    }
-    await holding.wait()
+    // Suspend the queue that runs the library's cancels: a cancel made there waits, one made
+    // inline would not. Suspended and resumed with nothing awaited in between, and no thread
+    // blocked: the queue is the process's, and other tests' cancels wait while it is held.
+    TaskCanceller.queue.suspend()
     bag.cancelAll()
-    #expect(task.state == .running, "URLSessionTask.cancel() ran on the cancelling thread")
-    release.open()
+    let stateWhileHeld = task.state
+    TaskCanceller.queue.resume()
+    #expect(stateWhileHeld == .running, "URLSessionTask.cancel() ran on the cancelling thread")
     let record = await server.expectRecord(id: id)
     #expect(record?.clientWentAway == true)
   }
