@@ -39,7 +39,9 @@ import Foundation
 ///   stops the transfer before it returns, so their counts are final; on Apple platforms it
 ///   returns before the transfer stops, and bytes that still arrive are not seen. A raw task
 ///   that completed, or that the app cancelled, before the library's cancel reached it is not
-///   counted. Nor, as a rule, is a raw task added to a bag that had already ended: it is
+///   counted; one whose completion handler has run but that URLSession has not yet marked
+///   completed is still running to the library, and is counted if its bag ends in that
+///   moment. Nor, as a rule, is a raw task added to a bag that had already ended: it is
 ///   cancelled before `add` returns, so that it never starts, and the library's queued cancel
 ///   then finds it cancelled; it is counted, as not sent, only when that cancel comes first.
 /// - Counting costs the requests that complete nothing: an account is kept only for cancels and

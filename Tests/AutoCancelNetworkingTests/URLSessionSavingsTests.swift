@@ -142,6 +142,9 @@ struct URLSessionSavingsTests {
     let bag = CancelBag()
     await form.start(server.url("/bytes?size=100000&id=whole"), in: bag, session: session).value
     #expect(server.record(id: "whole")?.completed == true)
+    // A raw task's handler runs before URLSession marks the task completed; until then the
+    // bag holds it as running, and an end would cancel it (see the type's contract).
+    await waitUntil("the bag has let the finished request go") { bag.count == 0 }
     bag.end()
     await cancellerDrained()
     #expect(counted == URLSessionSavings())
