@@ -12,7 +12,7 @@ import Testing
 
 /// Every test reads the account of its own server's port: the tests that run beside it, and
 /// cancel requests of their own, cannot change what it reads.
-@Suite("The account of what URLSession cancels saved", timeLimit(minutes: 1))
+@Suite("The account of what URLSession cancels saved", .serialized, timeLimit(minutes: 1))
 struct URLSessionSavingsTests {
   let server: TestServer
   let session = makeCachingSession()
