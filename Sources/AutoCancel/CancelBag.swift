@@ -69,7 +69,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     self.label = label
     keepsCallSites = switches.keepsCallSites
     if let label { core.labelled(label) }
-    if switches.hasInstrument, let instrument = ProcessSwitches.frozenInstrument {
+    if switches.hasInstrument, let instrument = ProcessSwitches.installedInstrument {
       core.attach(instrument, label: self.label)
     }
   }

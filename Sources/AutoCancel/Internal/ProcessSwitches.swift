@@ -63,12 +63,6 @@ package enum ProcessSwitches {
     return Frozen(keepsCallSites: keepsCallSitesByDefault, hasInstrument: hasInstrument)
   }
 
-  /// The instrument of bags made without switches of their own, once frozen (`frozen` said
-  /// that there is one): it never changes after the freeze.
-  static var frozenInstrument: (any BagInstrument)? {
-    registration.withLock { $0.instrument }
-  }
-
   /// Whether an install came before the first bag (and counts) or after it (and does not).
   package enum Installation: Sendable, Equatable {
     case installed
@@ -99,7 +93,8 @@ package enum ProcessSwitches {
     return installed ? .installed : .tooLate
   }
 
-  /// The instrument installed in time, if any.
+  /// The instrument installed in time, if any: the one of bags made without switches of
+  /// their own, once `frozen` said there is one (it never changes after the freeze).
   package static var installedInstrument: (any BagInstrument)? {
     registration.withLock { $0.instrument }
   }
