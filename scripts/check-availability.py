@@ -21,8 +21,23 @@ It also reports what needs a newer compiler than tools version 6.0: `weak let`, 
 `nonisolated(nonsending)`, `isolated deinit`, raw identifiers, `Span`/`RawSpan` (Swift 6.2);
 trailing commas before the `)` of an argument, parameter or tuple list, on its line or with
 the `)` on a later one, `nonisolated` on a type or an extension, and `withTaskGroup` /
-`withThrowingTaskGroup` without `of:` (Swift 6.1). Only `#if compiler(>=X)` (or
-`swift(>=X)`) around the use covers those, not `@available`.
+`withThrowingTaskGroup` without `of:` (Swift 6.1); the standard library's Swift 6.2 APIs
+(`Task.immediate`, `Task(name:)`, ...), which older compilers do not declare at all; and, in
+files that import Testing, Swift Testing's APIs newer than 6.0, each with the version its
+documentation gives it (`@Available(Swift, introduced: X)`): exit tests (6.2) and their
+capture lists (6.3), the error that `#expect(throws:)` returns, ranged confirmations and test
+scoping traits (6.1), attachments, issue handling traits and `ConditionTrait.evaluate()`
+(6.2), issue severities, `Test.cancel` and `SourceLocation.filePath` (6.3). Only
+`#if compiler(>=X)` (or `swift(>=X)`) around the use covers those, not `@available`; and
+they are checked in every branch, Linux-only ones too, since the Swift 6.0 and 6.2 builds on
+Linux compile those.
+
+`#if` conditions are read as Swift reads them: `!`, `&&` (binding tighter), `||` and
+parentheses over `os(...)`, `canImport(...)` and `compiler(>=X)`/`swift(>=X)`. A branch is
+skipped for the availability checks when its condition is false on every Apple platform;
+it guarantees a compiler version when its condition (with the negations of the branches
+before it) implies one: `compiler(>=6.3) && (os(Linux) || os(macOS))` guarantees 6.3,
+`compiler(>=6.2) || os(Linux)` nothing.
 
 And two pitfalls that only a build for an Apple platform would show:
 - `#if canImport(UIKit)` (or its negation) without an `os(...)` test, in a file that uses
@@ -54,8 +69,8 @@ What it cannot see (it reads text, it does not type-check):
   directory, and only recognises string-literal arguments.
 - Overload resolution: a name that is also the name of an older API of another type, or of
   a type of the project's own, is reported all the same (use `availability-ok`).
-- Code inside `#if` branches that exclude Apple platforms (`os(Linux)`, `!canImport(Darwin)`,
-  the branches after `canImport(Darwin)`) is skipped; other conditions are read as if true.
+- `#if` conditions it cannot decide (custom flags, `arch(...)`, `targetEnvironment(...)`,
+  modules not in its table) are taken as possibly true.
 - Uses inside string interpolations are checked; uses inside macros' string arguments and
   in DocC articles or doc comments are not (samples in articles are not compiled here).
 - Trailing commas before `>` (generic parameter lists) or `{` (condition lists): `, {` is also
@@ -166,6 +181,40 @@ MULTILINE_SYNTAX: list[tuple[str, re.Pattern[str], tuple[int, int]]] = [
         "withTaskGroup without of: (Swift 6.1)",
         re.compile(r"\bwith(Throwing)?TaskGroup\s*(\{|\((?!\s*of\s*:))"),
         SWIFT_6_1_COMPILER,
+    ),
+]
+
+# The standard library's Swift 6.2 APIs are declared only by its 6.2 interface: `#available`
+# does not make them compile with an older compiler, `#if compiler(>=6.2)` must be around too.
+SYNTAX += [
+    (f"{name} (Swift 6.2 standard library)", pattern, SWIFT_6_2_COMPILER)
+    for name, pattern, versions in APIS
+    if versions is SWIFT_6_2
+]
+
+# Swift Testing's APIs newer than the Swift 6.0 that tools version 6.0 may bring, with the
+# version its documentation gives each (`@Available(Swift, introduced: X)`), in files that
+# import Testing.
+SWIFT_6_3_COMPILER = (6, 3)
+TESTING_SYNTAX: list[tuple[str, re.Pattern[str], tuple[int, int]]] = [
+    ("exit test (Swift Testing 6.2)", re.compile(r"\b(ExitTest|ExitStatus)\b"), SWIFT_6_2_COMPILER),
+    ("the error #expect(throws:) returns (Swift Testing 6.1)", re.compile(r"\b(let|var)\s+\w+\s*(:[^=]*)?=\s*((try|await)\s+)*#(expect|require)\(\s*throws:"), SWIFT_6_1_COMPILER),
+    ("ranged confirmation (Swift Testing 6.1)", re.compile(r"\bexpectedCount:\s*[^,)]*(\.\.\.|\.\.<)"), SWIFT_6_1_COMPILER),
+    ("test scoping traits (Swift Testing 6.1)", re.compile(r"\bTestScoping\b|\b(provideScope|scopeProvider)\(\s*for:"), SWIFT_6_1_COMPILER),
+    ("attachments (Swift Testing 6.2)", re.compile(r"\b(Attachment|Attachable|AttachableWrapper)\b"), SWIFT_6_2_COMPILER),
+    ("issue handling traits (Swift Testing 6.2)", re.compile(r"\bIssueHandlingTrait\b|\.(compactMapIssues|filterIssues)\("), SWIFT_6_2_COMPILER),
+    ("ConditionTrait.evaluate() (Swift Testing 6.2)", re.compile(r"\.evaluate\(\s*\)"), SWIFT_6_2_COMPILER),
+    ("issue severity (Swift Testing 6.3)", re.compile(r"\bIssue\.Severity\b|\bseverity:\s*\.(warning|error)\b"), SWIFT_6_3_COMPILER),
+    ("Test.cancel (Swift Testing 6.3)", re.compile(r"\bTest(\.Case)?\.cancel\("), SWIFT_6_3_COMPILER),
+    ("SourceLocation.filePath (Swift Testing 6.3)", re.compile(r"(?<!#)\b(sourceLocation|location)\.filePath\b"), SWIFT_6_3_COMPILER),
+]
+TESTING_MULTILINE_SYNTAX: list[tuple[str, re.Pattern[str], tuple[int, int]]] = [
+    ("exit test (Swift Testing 6.2)", re.compile(r"#(expect|require)\(\s*(processExitsWith|exitsWith):"), SWIFT_6_2_COMPILER),
+    # ST-0012: an exit test's closure that opens with a capture list.
+    (
+        "exit test capture list (Swift Testing 6.3)",
+        re.compile(r"#(expect|require)\(\s*(processExitsWith|exitsWith):[^{}]*\)\s*\{\s*\["),
+        SWIFT_6_3_COMPILER,
     ),
 ]
 
@@ -344,61 +393,158 @@ def blank(source: str) -> tuple[str, list[tuple[int, int, str]]]:
 
 
 IF_DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
-APPLE_ONLY = re.compile(r"^\s*(canImport\((Darwin|ObjectiveC|UIKit|AppKit|SwiftUI)\)|os\((macOS|iOS|tvOS|watchOS|visionOS)\)(\s*\|\|\s*os\(\w+\))*)\s*$")
-NOT_APPLE = re.compile(r"^\s*(!\s*canImport\((Darwin|ObjectiveC)\)|os\((Linux|Windows|Android|FreeBSD|OpenBSD|WASI)\)(\s*\|\|\s*os\((Linux|Windows|Android|FreeBSD|OpenBSD|WASI)\))*)\s*$")
+
+# The platforms a `#if` condition is evaluated for: the Apple ones of the floors, and Linux.
+APPLE = PLATFORMS
+LINUX = "Linux"
+# `canImport(M)` per platform: True or False where it is known, absent (unknown) otherwise.
+CAN_IMPORT: dict[str, dict[str, bool]] = {
+    **{m: {**{p: True for p in APPLE}, LINUX: False} for m in ("Darwin", "ObjectiveC", "os", "Combine", "SwiftUI")},
+    **{m: {**{p: True for p in APPLE}, LINUX: True} for m in ("Foundation", "Dispatch", "XCTest", "Testing")},
+    "UIKit": {"macOS": False, "iOS": True, "tvOS": True, "watchOS": True, "visionOS": True, LINUX: False},
+    "AppKit": {"macOS": True, "iOS": False, "tvOS": False, "watchOS": False, "visionOS": False, LINUX: False},
+    "WatchKit": {"macOS": False, "iOS": False, "tvOS": False, "watchOS": True, "visionOS": False, LINUX: False},
+    **{m: {**{p: False for p in APPLE}, LINUX: True} for m in ("FoundationNetworking", "Glibc")},
+    "WinSDK": {**{p: False for p in APPLE}, LINUX: False},
+}
+CONDITION_TOKEN = re.compile(r"\s*(&&|\|\||!|\(|\)|[A-Za-z_]\w*\s*\([^()]*\)|[A-Za-z_]\w*)")
 
 
-def apple_lines(lines: list[str]) -> list[bool]:
-    """For each line, whether it is compiled on Apple platforms (as far as `#if` tells)."""
-    result: list[bool] = []
-    stack: list[tuple[bool, bool]] = []  # (this branch is Apple, an earlier branch was Apple-only)
+def parse_condition(text: str) -> tuple:
+    """A `#if` condition as a tree: ("and"|"or", a, b), ("not", a) or ("atom", text).
+
+    `&&` binds tighter than `||`, as in Swift; text it cannot read becomes one unknown atom."""
+    tokens: list[str] = []
+    rest = text.strip()
+    while rest:
+        m = CONDITION_TOKEN.match(rest)
+        if not m:
+            return ("atom", text.strip())
+        tokens.append(re.sub(r"\s+", "", m.group(1)))
+        rest = rest[m.end() :].strip()
+    position = 0
+
+    def peek() -> str | None:
+        return tokens[position] if position < len(tokens) else None
+
+    def take() -> str:
+        nonlocal position
+        position += 1
+        return tokens[position - 1]
+
+    def disjunction() -> tuple:
+        node = conjunction()
+        while peek() == "||":
+            take()
+            node = ("or", node, conjunction())
+        return node
+
+    def conjunction() -> tuple:
+        node = unary()
+        while peek() == "&&":
+            take()
+            node = ("and", node, unary())
+        return node
+
+    def unary() -> tuple:
+        token = peek()
+        if token == "!":
+            take()
+            return ("not", unary())
+        if token == "(":
+            take()
+            node = disjunction()
+            if peek() == ")":
+                take()
+            return node
+        if token is None:
+            return ("atom", "")
+        return ("atom", take())
+
+    tree = disjunction()
+    return tree if position == len(tokens) else ("atom", text.strip())
+
+
+def evaluate(tree: tuple, platform: str) -> bool | None:
+    """Whether a condition holds on `platform`: True, False, or None when it depends on
+    something else (the compiler, the architecture, a custom flag)."""
+    kind = tree[0]
+    if kind == "not":
+        value = evaluate(tree[1], platform)
+        return None if value is None else not value
+    if kind in ("and", "or"):
+        a, b = evaluate(tree[1], platform), evaluate(tree[2], platform)
+        if kind == "and":
+            return False if a is False or b is False else (True if a and b else None)
+        return True if a is True or b is True else (False if a is False and b is False else None)
+    atom = tree[1]
+    if atom in ("true", "false"):
+        return atom == "true"
+    m = re.fullmatch(r"os\((\w+)\)", atom)
+    if m:
+        return m.group(1) == platform
+    m = re.fullmatch(r"canImport\((\w+)[^)]*\)", atom)
+    if m:
+        return CAN_IMPORT.get(m.group(1), {}).get(platform)
+    if atom == "_runtime(_ObjC)":
+        return platform != LINUX
+    return None
+
+
+def guaranteed_compiler(tree: tuple, holds: bool = True) -> tuple[int, int]:
+    """The compiler version that a condition guarantees when it holds (or, with
+    `holds=False`, when it does not): `compiler(>=6.2) && os(Linux)` guarantees 6.2,
+    `compiler(>=6.2) || os(Linux)` nothing, `!compiler(<6.3)` 6.3."""
+    kind = tree[0]
+    if kind == "not":
+        return guaranteed_compiler(tree[1], not holds)
+    if kind in ("and", "or"):
+        a, b = guaranteed_compiler(tree[1], holds), guaranteed_compiler(tree[2], holds)
+        # When it does not hold, `a && b` is `!a || !b` and `a || b` is `!a && !b`.
+        return max(a, b) if (kind == "and") == holds else min(a, b)
+    m = re.fullmatch(r"(compiler|swift)\((>=|<)(\d+)(?:\.(\d+))?[\d.]*\)", tree[1])
+    if m and (m.group(2) == ">=") == holds:
+        return (int(m.group(3)), int(m.group(4) or 0))
+    return (0, 0)
+
+
+def branch_conditions(lines: list[str]) -> list[list[tuple]]:
+    """For each line, the conditions of the `#if` branches around it, one per nesting level:
+    a branch's own condition and the negations of the branches before it. Directive lines
+    themselves get a condition that is never true."""
+    result: list[list[tuple]] = []
+    stack: list[tuple[list[tuple], tuple]] = []  # (earlier branches' conditions, this branch's)
+    never = ("atom", "false")
     for line in lines:
         m = IF_DIRECTIVE.match(line)
-        if m:
-            kind, condition = m.group(1), m.group(2).split("//")[0]
-            if kind == "if":
-                stack.append((not NOT_APPLE.match(condition), bool(APPLE_ONLY.match(condition))))
-            elif kind == "elseif" and stack:
-                _, taken = stack[-1]
-                stack[-1] = (not taken and not NOT_APPLE.match(condition), taken or bool(APPLE_ONLY.match(condition)))
-            elif kind == "else" and stack:
-                _, taken = stack[-1]
-                stack[-1] = (not taken, taken)
-            elif kind == "endif" and stack:
-                stack.pop()
-            result.append(False)
+        if not m:
+            result.append([branch for _, branch in stack])
             continue
-        result.append(all(active for active, _ in stack))
+        kind, condition = m.group(1), m.group(2).split("//")[0]
+        if kind == "if":
+            tree = parse_condition(condition)
+            stack.append(([tree], tree))
+        elif kind in ("elseif", "else") and stack:
+            earlier, _ = stack[-1]
+            tree = parse_condition(condition) if kind == "elseif" else ("atom", "true")
+            branch = tree
+            for previous in reversed(earlier):
+                branch = ("and", ("not", previous), branch)
+            stack[-1] = (earlier + [tree], branch)
+        elif kind == "endif" and stack:
+            stack.pop()
+        result.append([never])
     return result
 
 
-COMPILER_CONDITION = re.compile(r"^\(*\s*(compiler|swift)\(\s*>=\s*(\d+)(?:\.(\d+))?[\d.]*\s*\)\s*\)*$")
+def active_on(conditions: list[tuple], platform: str) -> bool:
+    """Whether a line may be compiled on `platform`: no enclosing branch is known to be off."""
+    return all(evaluate(tree, platform) is not False for tree in conditions)
 
 
-def compiler_floors(lines: list[str]) -> list[tuple[int, int]]:
-    """For each line, the compiler version that its enclosing `#if compiler(>=X)` guarantee."""
-    result: list[tuple[int, int]] = []
-    stack: list[tuple[int, int]] = []
-    for line in lines:
-        m = IF_DIRECTIVE.match(line)
-        if m:
-            kind, condition = m.group(1), m.group(2).split("//")[0]
-            if kind == "if":
-                floor = (0, 0)
-                if "||" not in condition:
-                    for term in condition.split("&&"):
-                        c = COMPILER_CONDITION.match(term.strip())
-                        if c:
-                            floor = max(floor, (int(c.group(2)), int(c.group(3) or 0)))
-                stack.append(floor)
-            elif kind in ("elseif", "else") and stack:
-                stack[-1] = (0, 0)
-            elif kind == "endif" and stack:
-                stack.pop()
-            result.append((0, 0))
-            continue
-        result.append(max(stack, default=(0, 0)))
-    return result
+def compiler_floors(conditions: list[list[tuple]]) -> list[tuple[int, int]]:
+    """For each line, the compiler version that its enclosing branches guarantee."""
+    return [max((guaranteed_compiler(tree) for tree in line), default=(0, 0)) for line in conditions]
 
 
 def header_start(code: str, brace: int) -> int:
@@ -457,8 +603,9 @@ def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
     code, strings = blank(source)
     raw_lines = source.split("\n")
     lines = code.split("\n")
-    on_apple = apple_lines(raw_lines)
-    compiler_floor = compiler_floors(raw_lines)
+    conditions = branch_conditions(raw_lines)
+    on_apple = [any(active_on(line, p) for p in APPLE) for line in conditions]
+    compiler_floor = compiler_floors(conditions)
     line_offsets = [0]
     for line in lines[:-1]:
         line_offsets.append(line_offsets[-1] + len(line) + 1)
@@ -507,15 +654,19 @@ def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
 
     findings: list[Finding] = []
     literal_at = {start: content for start, _, content in strings}
+    uses_testing = bool(re.search(r"^\s*(@testable\s+)?import\s+Testing\b", code, re.M))
+    syntax = SYNTAX + (TESTING_SYNTAX if uses_testing else [])
+    multiline_syntax = MULTILINE_SYNTAX + (TESTING_MULTILINE_SYNTAX if uses_testing else [])
     for index, line in enumerate(lines):
-        if not on_apple[index] or AVAILABILITY_OK.search(raw_lines[index]):
-            continue
-        if not line.strip():
+        if AVAILABILITY_OK.search(raw_lines[index]) or not line.strip():
             continue
         text = raw_lines[index].strip()
-        for name, pattern, compiler in SYNTAX:
+        # Every branch: the Swift 6.0 and 6.2 builds on Linux compile the Linux-only ones too.
+        for name, pattern, compiler in syntax:
             if pattern.search(line) and compiler_floor[index] < compiler:
                 findings.append(Finding(path, index + 1, name, NEWER_COMPILER, text))
+        if not on_apple[index]:
+            continue
         hits: list[tuple[str, dict[str, tuple[int, int]], int]] = []
         for name, pattern, needs in APIS:
             match = pattern.search(line)
@@ -547,10 +698,10 @@ def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
     def reportable(index: int) -> bool:
         return on_apple[index] and not AVAILABILITY_OK.search(raw_lines[index])
 
-    for name, pattern, compiler in MULTILINE_SYNTAX:
+    for name, pattern, compiler in multiline_syntax:
         for match in pattern.finditer(code):
             index = code.count("\n", 0, match.start())
-            if reportable(index) and compiler_floor[index] < compiler:
+            if not AVAILABILITY_OK.search(raw_lines[index]) and compiler_floor[index] < compiler:
                 findings.append(Finding(path, index + 1, name, NEWER_COMPILER, raw_lines[index].strip()))
 
     if UIKIT_VIEW_TYPES.search(code):
@@ -750,6 +901,64 @@ func t(_ raw: RawSpan) {}  // finds: Span/RawSpan (Swift 6.2)
   nonisolated struct X {}
   func w(_ span: Span<UInt8>) {}  // finds: Span/RawSpan (Swift 6.2)
 #endif
+#if os(Linux)
+  func onLinux(a: Int,) {}  // finds: trailing comma in a list (Swift 6.1)
+#endif
+#if canImport(FoundationNetworking) && (os(Linux) || os(Windows))
+  let notOnApple = Mutex(1)
+#endif
+#if compiler(>=6.2) && (os(Linux) || os(macOS))
+  func guarded(_ span: Span<UInt8>) {}
+#elseif os(Linux)
+  func notGuarded(_ span: Span<UInt8>) {}  // finds: Span/RawSpan (Swift 6.2)
+#endif
+#if os(Linux) || compiler(>=6.2)
+  func eitherOr(_ span: Span<UInt8>) {}  // finds: Span/RawSpan (Swift 6.2)
+#endif
+#if !compiler(>=6.2)
+  func older() {}
+#else
+  func newer(_ span: Span<UInt8>) {}
+#endif
+#if os(macOS)
+  let onMac = 1
+#else
+  let elsewhere = ContinuousClock()  // finds: ContinuousClock
+#endif
+func immediate() { Task.immediate {} }  // finds: Task.immediate; Task.immediate (Swift 6.2 standard library)
+"""
+
+# A test that uses Swift Testing's APIs newer than Swift 6.0, inside and outside the
+# `#if compiler(>=X)` that each needs.
+SELF_TEST_TESTING = """\
+import Testing
+struct E: Error {}
+@Test func exits() async throws {
+  await #expect(processExitsWith: .success) {}  // finds: exit test (Swift Testing 6.2)
+  #if compiler(>=6.2) && (os(Linux) || os(macOS))
+    await #expect(processExitsWith: .failure) { fatalError() }
+    await #expect(  // finds: exit test capture list (Swift Testing 6.3)
+      processExitsWith: .success, "\\(1)"
+    ) { [n = 1 as Int] in
+      _ = n
+    }
+  #endif
+  #if compiler(>=6.3) && canImport(FoundationNetworking) && (os(Linux) || os(Windows))
+    await #expect(processExitsWith: .success) { [n = 1 as Int] in _ = n }
+  #endif
+  #if os(Linux)
+    let result = await #require(  // finds: exit test (Swift Testing 6.2)
+      processExitsWith: .failure, observing: [\\.standardErrorContent]
+    ) { fatalError() }
+  #endif
+  let error = #expect(throws: E.self) { throw E() }  // finds: the error #expect(throws:) returns (Swift Testing 6.1)
+  #expect(throws: E.self) { throw E() }
+  await confirmation(expectedCount: 1...2) { $0() }  // finds: ranged confirmation (Swift Testing 6.1)
+  await confirmation(expectedCount: 2) { $0(); $0() }
+  Issue.record("late", severity: .warning)  // finds: issue severity (Swift Testing 6.3)
+  try Test.cancel()  // finds: Test.cancel (Swift Testing 6.3)
+}
+struct Scope: TestScoping {}  // finds: test scoping traits (Swift Testing 6.1)
 """
 
 # A test target's file, where loops that make Objective-C objects by the thousand must drain a
@@ -814,6 +1023,7 @@ def self_test() -> int:
     samples = [
         (os.path.join("Sources", "Sample", "Sample.swift"), SELF_TEST, False),
         (os.path.join("Tests", "SampleTests", "SampleTests.swift"), SELF_TEST_TESTS, True),
+        (os.path.join("Tests", "SampleTests", "ExitTests.swift"), SELF_TEST_TESTING, True),
     ]
     expected: set[tuple[str, int, str]] = set()
     found: set[tuple[str, int, str]] = set()
@@ -824,7 +1034,7 @@ def self_test() -> int:
                 if m:
                     expected |= {(relative, number, api.strip()) for api in m.group(1).split("; ")}
             path = os.path.join(directory, relative)
-            os.makedirs(os.path.dirname(path))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(sample)
             found |= {(relative, f.line, f.api) for f in check_file(path, module_has_foundation=has_foundation)}
