@@ -10,7 +10,7 @@ import Testing
 /// exit reporting them.
 @Suite("LeakSanitizer, with the suppressions in force", timeLimit(minutes: 2))
 struct LeakSanitizerCanaryTests {
-  #if os(Linux)
+  #if compiler(>=6.2) && os(Linux)
     @Test(
       "reports bags that keep themselves alive through their own work, in a child process",
       .enabled(if: Sanitizers.address, "under AddressSanitizer"))
