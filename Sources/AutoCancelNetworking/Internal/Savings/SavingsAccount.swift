@@ -79,9 +79,11 @@ enum CancelPhase: Sendable, Equatable {
     }
     let expected =
       expectedByTask > 0 ? expectedByTask : task.response?.expectedContentLength ?? -1
-    var received: Int64? = max(task.countOfBytesReceived, bodyBytes ?? 0)
+    let counted = max(task.countOfBytesReceived, bodyBytes ?? 0)
     #if canImport(FoundationNetworking)
-      if received == 0 && bodyBytes == nil { received = nil }
+      let received: Int64? = counted == 0 && bodyBytes == nil ? nil : counted
+    #else
+      let received: Int64? = counted
     #endif
     self = .receivingBody(received: received, expected: expected >= 0 ? expected : nil)
   }
