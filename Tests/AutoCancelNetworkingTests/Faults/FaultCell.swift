@@ -33,8 +33,15 @@ enum NetworkFault: String, CaseIterable, Codable, Sendable {
   ///
   /// A body cut short and broken chunked framing come out of FoundationNetworking as
   /// `URLError.unknown`: it maps libcurl's "transfer closed with N bytes remaining to read" and
-  /// "Illegal or missing hexadecimal sequence" to no specific code. Apple platforms (not run
-  /// here) report a cut body as `.networkConnectionLost`.
+  /// "Illegal or missing hexadecimal sequence" to no specific code. A hang-up is libcurl's
+  /// "empty reply from server", `.badServerResponse`.
+  ///
+  /// The Apple sets have never been recorded on an Apple platform: they hold every code that
+  /// Apple documents for the event. `.networkConnectionLost` is "a client or server connection
+  /// was severed in the middle of an in-progress load", which is what CFNetwork reports for a
+  /// cut body and for a server that closes without answering; `.badServerResponse` ("received
+  /// bad data from the server") and `.cannotParseResponse` ("a response could not be parsed")
+  /// are the codes for a reply that is there but broken.
   ///
   /// A hang-up on a kept-alive connection makes libcurl retry the request on a new one; an
   /// upload's body is not sent again there (FoundationNetworking cannot rewind it), so the
@@ -44,9 +51,7 @@ enum NetworkFault: String, CaseIterable, Codable, Sendable {
     case .reset: [.failure(.networkConnectionLost)]
     case .close, .serverKilled: [.failure(Self.truncatedBody)]
     case .badChunk: Self.brokenFraming
-    case .hangUp:
-      form.uploads
-        ? [.failure(.badServerResponse), .failure(.timedOut)] : [.failure(.badServerResponse)]
+    case .hangUp: form.uploads ? Self.hungUp.union([.failure(.timedOut)]) : Self.hungUp
     case .silence, .stall, .redirectToStall: [.failure(.timedOut)]
     case .loop: [.failure(.httpTooManyRedirects)]
     case .redirect: [.body(FaultRequests.bodySize)]
@@ -57,10 +62,15 @@ enum NetworkFault: String, CaseIterable, Codable, Sendable {
   #if canImport(FoundationNetworking)
     private static let truncatedBody = URLError.Code.unknown
     private static let brokenFraming: Set<CellOutcome> = [.failure(.unknown)]
+    private static let hungUp: Set<CellOutcome> = [.failure(.badServerResponse)]
   #else
     private static let truncatedBody = URLError.Code.networkConnectionLost
     private static let brokenFraming: Set<CellOutcome> = [
       .failure(.cannotParseResponse), .failure(.networkConnectionLost),
+      .failure(.badServerResponse),
+    ]
+    private static let hungUp: Set<CellOutcome> = [
+      .failure(.networkConnectionLost), .failure(.badServerResponse),
     ]
   #endif
 
