@@ -28,8 +28,9 @@
 /// - Links between bags (a child bag, a linked bag) are not work and are never counted; the
 ///   child's own work is counted under the child's label.
 public struct CancelBagStatistics: Sendable, Hashable, CustomStringConvertible {
-  /// Work registered: added to a bag, launched by one, or offered to a bag that refused it
-  /// (a duplicate, or a bag that had ended) and cancelled it at once.
+  /// Work registered: added to a bag, launched by one, or added to a bag that refused it
+  /// (a duplicate, or a bag that had ended) and cancelled it at once. A launch refused by
+  /// ``KeyPolicy/ignoreNew`` never started, and is not counted.
   ///
   /// Counted when the bag ends, with how the work ended: always equal to ``ended``.
   ///
@@ -269,8 +270,9 @@ public struct CancelBagStatistics: Sendable, Hashable, CustomStringConvertible {
     /// ``CancelBag/cancel(key:reason:)``.
     case key
     /// The policy of the work's key, when newer work came: replaced by it
-    /// (``KeyPolicy/replace``), or refused as a duplicate of the work already running
-    /// (``KeyPolicy/ignoreNew``).
+    /// (``KeyPolicy/replace``), or, for added work, refused as a duplicate of the work
+    /// already running (``KeyPolicy/ignoreNew``). A refused launch is not counted: it never
+    /// started.
     case keyPolicy
     /// A deadline passed: the work's own timeout, or its bag's deadline.
     case deadline

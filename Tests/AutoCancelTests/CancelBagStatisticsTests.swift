@@ -140,6 +140,27 @@ struct CancelBagStatisticsTests {
     #expect(account(label).cancelledByReason == [.timedOut: 1])
   }
 
+  @Test("counts nothing for a launch refused by ignoreNew: it never started")
+  func refusedLaunch() async {
+    let label = "account-refused-launch"
+    let log = OperationLog()
+    do {
+      let bag = CancelBag(label: label)
+      let first = bag.task(key: "save", policy: .ignoreNew, operation: log.operation("first"))
+      await log.waitUntilStarted("first")
+      let refused = bag.task(key: "save", policy: .ignoreNew, operation: log.operation("refused"))
+      #expect(refused == nil)
+      log.release("first")
+      _ = try? await first?.value
+    }
+    let counted = account(label)
+    #expect(counted.registered == 1)
+    #expect(counted.finished == 1)
+    #expect(counted.cancelledByReason.isEmpty)
+    #expect(counted.cancelledByTrigger.isEmpty)
+    #expect(!log.hasStarted("refused"))
+  }
+
   @Test("counts a duplicate refused by ignoreNew as registered and cancelled")
   func refusedDuplicate() {
     let label = "account-duplicate"

@@ -187,7 +187,9 @@ struct BagCore: Sendable {
       }
       switch state.insert(work, flags: flags, reporter: reporter, details: details) {
       case .refused:
-        state.countRefused()
+        // Added work already runs, so it is cancelled as a duplicate and counted so; a refused
+        // launch never started, and registers nothing.
+        if case .work? = details?.hold { state.countRefused() }
         return .refused
       case .placed(let ticket, let keyed):
         if let replaced = keyed?.replaced {
@@ -563,19 +565,17 @@ struct BagCore: Sendable {
     var ends: Bool
   }
 
-  /// Adds an observer of whether `key` runs. Offer it `start` after the lock, once the caller is
-  /// ready for `finish`. On a bag that has ended, with nothing running under the key, the
-  /// observer is not kept: it hears `false`, then the end.
-  func observe(
-    key: BagKey, send: @escaping @Sendable (Bool) -> Void, finish: @escaping @Sendable () -> Void
-  ) -> KeyObservationStart {
+  /// Adds an observer of whether `key` runs. Offer it `start` after the lock. On a bag that has
+  /// ended, with nothing running under the key, the observer is not kept: it hands `false`,
+  /// then the end.
+  func observe(key: BagKey) -> KeyObservationStart {
     withLock { state in
       guard state.endReason == nil || state.isRunning(key) else {
-        let observer = KeyObserver(id: -1, send: send, finish: finish)
+        let observer = KeyObserver(id: -1)
         return KeyObservationStart(observer: observer, isRunning: false, version: 0, ends: true)
       }
       let extras = state.makeExtras()
-      let observer = KeyObserver(id: extras.nextObserverID, send: send, finish: finish)
+      let observer = KeyObserver(id: extras.nextObserverID)
       extras.nextObserverID += 1
       var unchanged = KeyEffects()
       let version = state.withKey(key, &unchanged) { entry, _ in

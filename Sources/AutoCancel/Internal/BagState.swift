@@ -386,8 +386,8 @@ struct BagState: Sendable {
     makeTally().counts.failed += 1
   }
 
-  /// Counts work refused as a duplicate by its key's policy: registered without a number,
-  /// and cancelled at once.
+  /// Counts added work refused as a duplicate by its key's policy: registered without a
+  /// number, and cancelled at once. (A refused launch is not counted: it never started.)
   mutating func countRefused() {
     let tally = makeTally()
     tally.counts.registered += 1
