@@ -80,9 +80,10 @@ extension CancelBag {
   /// Whether work runs under `key`, now and at every change, as an asynchronous sequence.
   ///
   /// The sequence yields the state of ``isRunning(key:)`` at once, then each change, with
-  /// equal values never yielded twice in a row. It keeps only the newest value for a consumer
-  /// that is slow to read, so the last value it yields is always the key's state after its
-  /// last change. It ends when the consumer stops iterating (its task is cancelled), or once
+  /// equal values never yielded twice in a row, however slowly the consumer reads: each read
+  /// yields the key's state as it is then, once it differs from the value read before, so the
+  /// last value it yields is always the key's state after its last change. It ends when the
+  /// consumer stops iterating (its task is cancelled, or it lets go of the sequence), or once
   /// the bag has ended and nothing runs under the key any more. Works on every OS the package
   /// supports; the sequence does not keep the bag alive (it holds the bag's storage, as a
   /// registration does, not the bag).
@@ -105,19 +106,12 @@ extension CancelBag {
   /// ```
   public func runningUpdates(key: any Hashable & Sendable) -> AsyncStream<Bool> {
     let key = BagKey(key)
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: Bool.self, bufferingPolicy: .bufferingNewest(1))
-    let start = core.observe(
-      key: key, send: { continuation.yield($0) }, finish: { continuation.finish() })
-    let observer = start.observer
-    // The stream holds the bag's storage (not the bag) until it ends, as a registration does;
-    // the bag holds the stream's continuation until then. Either side ending breaks the cycle:
-    // the reader stopping runs this, and the bag's end finishes the stream.
-    continuation.onTermination = { [core] _ in
-      observer.stop()
-      core.removeObserver(key: key, id: observer.id)
-    }
-    observer.offer(isRunning: start.isRunning, version: start.version, ends: start.ends)
-    return stream
+    let start = core.observe(key: key)
+    start.observer.offer(isRunning: start.isRunning, version: start.version, ends: start.ends)
+    // The stream holds the bag's storage (not the bag) until it is released, as a registration
+    // does; the bag holds the observer until then. Either side ending lets go: the reader
+    // stopping, or dropping the stream, takes the observer out, and the bag's end ends it.
+    let following = KeyFollowing(observer: start.observer, key: key, core: core)
+    return AsyncStream(unfolding: { await following.next() }, onCancel: { following.stop() })
   }
 }

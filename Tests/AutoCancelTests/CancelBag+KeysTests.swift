@@ -200,6 +200,44 @@ struct CancelBagRunningUpdatesTests {
     #expect(await updates.next() == false)
   }
 
+  @Test("a reader slower than the key's changes never reads the same value twice in a row")
+  func slowReaderNeverReadsARepeat() async {
+    let bag = CancelBag()
+    let updates = bag.runningUpdates(key: "k")
+    let (reads, read) = AsyncStream.makeStream(of: Bool.self)
+    let (turns, turn) = AsyncStream.makeStream(of: Void.self)
+    let reader = Task {
+      var turns = turns.makeAsyncIterator()
+      for await value in updates {
+        read.yield(value)
+        // Reads again only when given a turn: slower than any change made meanwhile.
+        guard await turns.next() != nil else { break }
+      }
+      read.finish()
+    }
+    var values = reads.makeAsyncIterator()
+    #expect(await values.next() == false)
+    var holder: CancelRegistration?
+    for round in 1...4 {
+      // While the reader waits for its turn, the key changes twice, back to the value it read
+      // last; then, its turn given, once more: that change is what it reads next.
+      if let running = holder {
+        running.finish()
+        holder = bag.add(RecordingWork("round \(round)"), key: "k")
+        turn.yield()
+        holder?.finish()
+        holder = nil
+      } else {
+        bag.add(RecordingWork("round \(round)"), key: "k").finish()
+        turn.yield()
+        holder = bag.add(RecordingWork("holder \(round)"), key: "k")
+      }
+      #expect(await values.next() == (holder != nil), "round \(round)")
+    }
+    turn.finish()
+    await reader.value
+  }
+
   @Test("ends once the bag ended and nothing runs under the key any more")
   func endsWithTheBag() async {
     let bag = CancelBag()
@@ -232,11 +270,11 @@ struct CancelBagRunningUpdatesTests {
     arguments: TestSeed.seeds([0x5EED_00A1, 0x5EED_00A2]))
   func lastValueIsTheFinalState(seed: UInt64) async {
     let bag = CancelBag()
-    var updates = bag.runningUpdates(key: "k").makeAsyncIterator()
-    #expect(await updates.next() == false)
+    let updates = bag.runningUpdates(key: "k")
+    let reader = Task { await Self.collect(updates) }
     let rounds = StressScale.underSanitizer ? 200 : 2_000
-    // Four threads add and finish work under the key: the key changes state thousands of
-    // times, from threads that race to tell the stream.
+    // Four threads add and finish work under the key while the reader reads: the key changes
+    // state thousands of times, from threads that race to tell the stream.
     await onThreads(4) { index in
       var random = SeededGenerator(seed: SeededGenerator.derive(seed, index + 1))
       for _ in 0..<rounds {
@@ -246,8 +284,11 @@ struct CancelBagRunningUpdatesTests {
       }
     }
     #expect(!bag.isRunning(key: "k"))
-    // Every change was told before its thread's `finish()` returned, and the stream keeps only
-    // the newest value: the one waiting now must be the key's state after the last change.
-    #expect(await updates.next() == false, "\(TestSeed.describe(seed))")
+    // Nothing runs under the key of an ended bag: the sequence ends, on the key's last state.
+    bag.end()
+    let values = await reader.value
+    #expect(values.last == false, "\(TestSeed.describe(seed))")
+    #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(TestSeed.describe(seed))")
   }
+
 }

@@ -4,84 +4,72 @@ import Testing
 
 @testable import AutoCancel
 
-/// A key observer that records what it sends, and whether two sends ever overlapped.
-private final class Recorder: Sendable {
-  private let sent = Protected<[Bool]>([])
-  private let finishes = Protected(0)
-  private let inSend = Protected(false)
-  private let overlapped = Protected(false)
-
-  func observer() -> KeyObserver {
-    KeyObserver(
-      id: 0,
-      send: { [self] value in
-        let overlapping = inSend.withLock { inSend in
-          defer { inSend = true }
-          return inSend
-        }
-        if overlapping { overlapped.withLock { $0 = true } }
-        sent.withLock { $0.append(value) }
-        inSend.withLock { $0 = false }
-      },
-      finish: { [self] in finishes.withLock { $0 += 1 } })
-  }
-
-  var values: [Bool] { sent.current }
-  var finishCount: Int { finishes.current }
-  var sendsOverlapped: Bool { overlapped.current }
-}
-
 @Suite("A key's observer", timeLimit(minutes: 1))
 struct KeyObserverTests {
-  @Test("drops a change older than one it already has: the newest state is the last one sent")
-  func dropsOlderChanges() {
-    let recorder = Recorder()
-    let observer = recorder.observer()
+  @Test("drops a change older than one it already has: the newest state is the one read")
+  func dropsOlderChanges() async {
+    let observer = KeyObserver(id: 0)
     observer.offer(isRunning: false, version: 2, ends: false)
     observer.offer(isRunning: true, version: 1, ends: false)
-    #expect(recorder.values == [false])
+    #expect(await observer.next() == false)
     observer.offer(isRunning: true, version: 3, ends: false)
-    #expect(recorder.values == [false, true])
+    #expect(await observer.next() == true)
   }
 
-  @Test("never sends the same state twice in a row")
-  func neverRepeatsAState() {
-    let recorder = Recorder()
-    let observer = recorder.observer()
+  @Test("never hands the same state twice in a row, however many changes pass between reads")
+  func neverRepeatsAState() async {
+    let observer = KeyObserver(id: 0)
     observer.offer(isRunning: true, version: 1, ends: false)
-    observer.offer(isRunning: true, version: 2, ends: false)
-    observer.offer(isRunning: false, version: 3, ends: false)
+    #expect(await observer.next() == true)
+    // Two changes while the reader is away bring the key back to what it read last: nothing
+    // to hand. The next change is the next value read.
+    observer.offer(isRunning: false, version: 2, ends: false)
+    observer.offer(isRunning: true, version: 3, ends: false)
     observer.offer(isRunning: false, version: 4, ends: false)
-    #expect(recorder.values == [true, false])
+    #expect(await observer.next() == false)
   }
 
-  @Test("finishes once, after the newest state, and sends nothing after it or after stop")
-  func finishesOnce() {
-    let recorder = Recorder()
-    let observer = recorder.observer()
+  @Test("ends after the newest state, once, and hands nothing after it or after stop")
+  func endsOnce() async {
+    let observer = KeyObserver(id: 0)
     observer.offer(isRunning: true, version: 1, ends: false)
     observer.offer(isRunning: false, version: 2, ends: true)
     observer.offer(isRunning: true, version: 3, ends: true)
-    #expect(recorder.values == [true, false])
-    #expect(recorder.finishCount == 1)
+    #expect(await observer.next() == true)
+    #expect(await observer.next() == nil)
+    #expect(await observer.next() == nil)
 
-    let stopped = Recorder()
-    let stoppedObserver = stopped.observer()
-    stoppedObserver.offer(isRunning: true, version: 1, ends: false)
-    stoppedObserver.stop()
-    stoppedObserver.offer(isRunning: false, version: 2, ends: true)
-    #expect(stopped.values == [true])
-    #expect(stopped.finishCount == 0)
+    let stopped = KeyObserver(id: 0)
+    stopped.offer(isRunning: true, version: 1, ends: false)
+    stopped.stop()
+    stopped.offer(isRunning: false, version: 2, ends: true)
+    #expect(await stopped.next() == nil)
+  }
+
+  @Test("a waiting read returns nil when the reader stops")
+  func stopEndsAWaitingRead() async {
+    let observer = KeyObserver(id: 0)
+    observer.offer(isRunning: false, version: 1, ends: false)
+    #expect(await observer.next() == false)
+    let read = Task { await observer.next() }
+    // Offered the state already read: the read keeps waiting until the stop.
+    observer.offer(isRunning: false, version: 2, ends: false)
+    observer.stop()
+    #expect(await read.value == nil)
   }
 
   @Test(
-    "sends one state at a time, and ends on the newest, when threads offer changes in any order",
+    "hands alternating states, and ends on the newest, while threads offer changes in any order",
     arguments: TestSeed.seeds([0x5EED_00B1, 0x5EED_00B2]))
   func ordersConcurrentOffers(seed: UInt64) async {
-    let recorder = Recorder()
-    let observer = recorder.observer()
+    let observer = KeyObserver(id: 0)
     let offers = StressScale.underSanitizer ? 2_000 : 20_000
     let threads = 4
+    let reader = Task {
+      var values: [Bool] = []
+      while let value = await observer.next() { values.append(value) }
+      return values
+    }
     // Thread `index` offers versions index + 1, index + 5, ... in a shuffled order: the state
     // alternates with the version, and the newest is the highest version's.
     await onThreads(threads) { index in
@@ -92,8 +80,10 @@ struct KeyObserverTests {
         observer.offer(isRunning: version % 2 == 1, version: UInt64(version), ends: false)
       }
     }
-    #expect(!recorder.sendsOverlapped, "\(TestSeed.describe(seed))")
-    #expect(recorder.values.last == (offers % 2 == 1), "\(TestSeed.describe(seed))")
-    #expect(zip(recorder.values, recorder.values.dropFirst()).allSatisfy { $0 != $1 })
+    let last = offers % 2 == 1
+    observer.offer(isRunning: last, version: UInt64(offers + 1), ends: true)
+    let values = await reader.value
+    #expect(values.last == last, "\(TestSeed.describe(seed))")
+    #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(TestSeed.describe(seed))")
   }
 }
