@@ -10,15 +10,16 @@ extension CancelBag {
   /// ``add(_:key:label:file:line:)-(Work,_,_,_,_)`` with a policy. The work already runs, so it cannot wait
   /// for its turn:
   ///
-  /// - ``KeyPolicy/replace`` (what `add(_:key:label:)` does): everything under the key is
+  /// - ``AddPolicy/replace`` (what `add(_:key:label:)` does): everything under the key is
   ///   cancelled, with reason ``CancellationReason/replaced``.
-  /// - ``KeyPolicy/runConcurrently``: the work joins what runs under the key; all of it goes
+  /// - ``AddPolicy/runConcurrently``: the work joins what runs under the key; all of it goes
   ///   with a later replace, ``cancel(key:reason:)``, `cancelAll` or `end`.
-  /// - ``KeyPolicy/ignoreNew``: if anything runs or waits under the key, the new work is
+  /// - ``AddPolicy/ignoreNew``: if anything runs or waits under the key, the new work is
   ///   cancelled at once, with reason ``CancellationReason/duplicate``, and the registration
   ///   returned is inactive, as on an ended bag.
-  /// - ``KeyPolicy/enqueue`` is a programming error (a precondition failure): launch a task
-  ///   with it instead, ``task(key:policy:label:priority:file:line:operation:)``.
+  ///
+  /// There is no `.enqueue` for added work, and `policy: .enqueue` does not compile: launch a
+  /// task with it instead, ``task(key:policy:label:priority:file:line:operation:)``.
   ///
   /// Added work holds its key while it is registered: until its registration is finished or
   /// cancelled, or, for work that leaves by itself, until the bag sees it finished.
@@ -32,7 +33,7 @@ extension CancelBag {
   /// ```
   @inlinable @discardableResult
   public func add<Work: AutoCancellable>(
-    _ work: Work, key: any Hashable & Sendable, policy: KeyPolicy, label: String? = nil,
+    _ work: Work, key: any Hashable & Sendable, policy: AddPolicy, label: String? = nil,
     file: StaticString = #fileID, line: UInt = #line
   ) -> CancelRegistration {
     Work._add(
@@ -40,7 +41,7 @@ extension CancelBag {
       to: _BagInsertion(
         core: core,
         details: .make(
-          label: label, key: key, policy: policy,
+          label: label, key: key, policy: policy.keyPolicy,
           callSite: keepsCallSites ? CallSite(fileID: file, line: line) : nil)))
   }
 

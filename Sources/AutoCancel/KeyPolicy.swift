@@ -1,9 +1,9 @@
 /// What a launch under a key does when work under that key is already running.
 ///
-/// Given where work is launched: ``CancelBag/task(key:policy:label:priority:file:line:operation:)``,
-/// ``AutoCancelOwner/autoCancelTask(key:policy:label:priority:file:line:_:then:)`` and
-/// ``CancelBag/add(_:key:policy:label:file:line:)``. A key is *running* while anything launched or added
-/// under it has not ended: see ``CancelBag/isRunning(key:)``.
+/// Given where work is launched: ``CancelBag/task(key:policy:label:priority:file:line:operation:)``
+/// and ``AutoCancelOwner/autoCancelTask(key:policy:label:priority:file:line:_:then:)``; work that
+/// already runs is added with an ``AddPolicy`` instead. A key is *running* while anything
+/// launched or added under it has not ended: see ``CancelBag/isRunning(key:)``.
 ///
 /// | Policy | Something runs under the key | Nothing runs under the key |
 /// |---|---|---|
@@ -43,9 +43,8 @@ public struct KeyPolicy: Sendable, Hashable, CustomStringConvertible {
   /// Keep what runs, drop the new: while anything runs or waits under the key, a launch is
   /// refused and returns `nil`, and its operation never runs.
   ///
-  /// For a save button tapped twice. Work added with
-  /// ``CancelBag/add(_:key:policy:label:file:line:)`` is cancelled at once instead, with reason
-  /// ``CancellationReason/duplicate``: it already runs.
+  /// For a save button tapped twice. Work added with ``AddPolicy/ignoreNew`` is cancelled at
+  /// once instead, with reason ``CancellationReason/duplicate``: it already runs.
   public static let ignoreNew = KeyPolicy(.ignoreNew)
 
   /// Wait your turn: the new launch starts once everything launched or added under the key
@@ -53,7 +52,8 @@ public struct KeyPolicy: Sendable, Hashable, CustomStringConvertible {
   ///
   /// A waiting launch is registered: it can be cancelled alone, and `cancelAll`, `end` or a
   /// ``replace`` under its key cancel it; a launch cancelled before its turn never runs its
-  /// operation. Only for launches: work given to `add` already runs, and cannot wait.
+  /// operation. Only for launches: work given to `add` already runs, and cannot wait
+  /// (``AddPolicy`` has no `enqueue`).
   public static let enqueue = KeyPolicy(.enqueue)
 
   /// No deduplication: the new work starts beside what runs under the key.

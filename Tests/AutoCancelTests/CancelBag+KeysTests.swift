@@ -59,16 +59,6 @@ struct CancelBagKeyedAddTests {
     #expect(started.isFired)
     #expect(!bag.isRunning(key: "sync"))
   }
-
-  #if compiler(>=6.2) && (os(macOS) || os(Linux))
-    @Test("enqueue is a programming error for work that already runs")
-    func enqueueIsRefusedForAddedWork() async {
-      await #expect(processExitsWith: .failure) {
-        let bag = CancelBag()
-        bag.add(RecordingWork("running"), key: "k", policy: .enqueue)
-      }
-    }
-  #endif
 }
 
 @Suite("Cancelling by key", timeLimit(minutes: 1))

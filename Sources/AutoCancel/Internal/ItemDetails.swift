@@ -120,16 +120,13 @@ final class ItemDetails: @unchecked Sendable {
       addedAt: isNamed ? DispatchTime.now().uptimeNanoseconds : nil, callSite: callSite)
   }
 
-  /// Details for work that already runs, added under `key` with `policy`.
+  /// Details for work that already runs, added under `key` with `policy` (never
+  /// ``KeyPolicy/enqueue``: ``AddPolicy`` has none).
   @usableFromInline
   static func make(
     label: String?, key: any Hashable & Sendable, policy: KeyPolicy, callSite: CallSite?
   ) -> ItemDetails {
-    precondition(
-      policy != .enqueue,
-      "Work that already runs cannot wait for its turn: add it with .replace, .ignoreNew or "
-        + ".runConcurrently, or launch a task with .enqueue")
-    return ItemDetails(
+    ItemDetails(
       label: label, key: BagKey(key), addedAt: DispatchTime.now().uptimeNanoseconds,
       callSite: callSite, policy: policy)
   }

@@ -32,7 +32,7 @@ struct ConcurrentRun {
     var sequence: UInt64
     var key: Int?
     /// The policy of a keyed add; nil for `add(_:key:label:)`, which replaces.
-    var policy: KeyPolicy?
+    var policy: AddPolicy?
     var addStart: UInt64
     var addEnd: UInt64
     var finishCalled = false
@@ -90,9 +90,9 @@ struct ConcurrentRun {
           let kinds: [WorkKind] = [.reasonedClass, .plainClass, .value, .closure]
           let kind = kinds[random.below(kinds.count)]
           let key = random.chance(30) ? random.below(keySpace) : nil
-          var policy: KeyPolicy?
+          var policy: AddPolicy?
           if key != nil && kind.takesPolicy && random.chance(40) {
-            policy = [KeyPolicy.replace, .runConcurrently, .ignoreNew][random.below(3)]
+            policy = [AddPolicy.replace, .runConcurrently, .ignoreNew][random.below(3)]
           }
           let label = random.chance(20) ? "t\(index)" : nil
           let record = ItemRecord(id: log.items.count)

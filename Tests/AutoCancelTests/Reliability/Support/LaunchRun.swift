@@ -243,7 +243,7 @@ struct LaunchRun {
   private mutating func addWork() throws {
     let id = items.count
     let key = random.below(3)
-    let policy = [KeyPolicy.replace, .ignoreNew, .runConcurrently][random.below(3)]
+    let policy = [AddPolicy.replace, .ignoreNew, .runConcurrently][random.below(3)]
     operation = "add #\(id) under key \(key), \(policy)"
     let work = RecordingWork("#\(id)")
     let registration = bag.add(work, key: key, policy: policy, label: "#\(id)")

@@ -109,7 +109,7 @@ extension CancelBag {
   /// `policy` when the kind takes one (see `WorkKind.takesPolicy`) and `key` is given.
   func add(
     _ kind: WorkKind, record: ItemRecord, key: (any Hashable & Sendable)?, label: String?,
-    policy: KeyPolicy? = nil
+    policy: AddPolicy? = nil
   ) -> (CancelRegistration, AddedWork) {
     if let key, let policy, kind.takesPolicy {
       let work: any AutoCancellable =

@@ -77,7 +77,7 @@ struct ReferenceModel {
   /// `duplicate`) if its key runs and its policy ignores newcomers, else in flight, replacing
   /// everything under its key (`replace`) or beside it.
   mutating func add(
-    _ id: Int, key: AnyHashable?, policy: KeyPolicy = .replace
+    _ id: Int, key: AnyHashable?, policy: AddPolicy = .replace
   ) -> [Cancellation] {
     if let endReason { return [(id, endReason)] }
     guard let key else {

@@ -85,7 +85,7 @@ struct SingleThreadedRun {
 
   /// The operation being checked, described only when a check fails.
   enum Operation: CustomStringConvertible {
-    case none, add(Int, WorkKind, AnyHashable?, KeyPolicy?, Member), finish(Int)
+    case none, add(Int, WorkKind, AnyHashable?, AddPolicy?, Member), finish(Int)
     case cancelKey(AnyHashable, Member, CancellationReason)
     case cancel(Int, CancellationReason), cancelAll(Member, CancellationReason), stale(Int)
     case snapshot(Member), end(Member, CancellationReason), drop(Member), make(Member)
@@ -275,9 +275,9 @@ struct SingleThreadedRun {
     if random.chance(35) { (key, sendableKey) = pickKey() }
     // Keyed work of the kinds that take one gets a policy a third of the time: the model
     // decides what it replaces, joins or is refused by.
-    var policy: KeyPolicy?
+    var policy: AddPolicy?
     if key != nil && kind.takesPolicy && random.chance(35) {
-      policy = [KeyPolicy.replace, .runConcurrently, .ignoreNew][random.below(3)]
+      policy = [AddPolicy.replace, .runConcurrently, .ignoreNew][random.below(3)]
     }
     let label = random.chance(25) ? "i\(id)" : nil
     operation = .add(id, kind, key, policy, member)
