@@ -35,12 +35,13 @@ public protocol AutoCancellable: Sendable {
   /// Stops the work. Called at most once per registration, from any thread.
   func cancel()
 
-  /// The bag's way to cancel: hands `reason` to work that takes one. The library's; do not
-  /// implement it.
+  /// The bag's way to cancel: hands the reason to work that takes one. The library's; do not
+  /// implement it. Only a bag can make the ``_BagCancellation`` it takes, so nothing else can
+  /// call it.
   ///
   /// A requirement rather than a cast, so that the choice is made once, when the type
   /// conforms: a protocol cast costs more than a whole add and finish.
-  func _cancel(for reason: CancellationReason)
+  func _cancel(for cancellation: _BagCancellation)
 
   /// The bag's way to take this kind of work in: as it is or boxed, and how it leaves by
   /// itself (a `Task` awaited, ``FinishReporting`` work asked). The library's; do not
@@ -53,23 +54,24 @@ public protocol AutoCancellable: Sendable {
 
 extension AutoCancellable {
   /// Cancels with ``cancel()``: this work does not take a reason.
-  public func _cancel(for reason: CancellationReason) {
+  public func _cancel(for cancellation: _BagCancellation) {
     cancel()
   }
 
-  /// Boxes the value once, so that the bag stores it as it stores a class.
+  /// Boxes the value once, so that the bag stores it as it stores a class; work whose
+  /// ``FinishReporting`` conformance was declared apart is boxed as such.
   public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
-    insertion.warnIfFinishReportingElsewhere(Self.self)
-    return insertion.add(BoxedWork(work))
+    insertion.addPlain(work, stored: BoxedWork(work))
   }
 }
 
 extension AutoCancellable where Self: AnyObject {
-  /// Stores the work as it is: one reference, no allocation.
+  /// Stores the work as it is: one reference, no allocation. Work whose ``FinishReporting``
+  /// conformance was declared apart (in a subclass, conditionally, in another module) is
+  /// stored as such, and leaves by itself.
   @inlinable
   public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
-    insertion.warnIfFinishReportingElsewhere(Self.self)
-    return insertion.add(work)
+    insertion.addPlain(work, stored: work)
   }
 }
 

@@ -25,9 +25,24 @@
 /// - Finished work may still receive one ``AutoCancellable/cancel()`` if its bag ends before
 ///   it noticed the finish: make `cancel()` harmless after the work finished, as
 ///   `Operation.cancel()` and `URLSessionTask.cancel()` are.
-/// - Declare `FinishReporting` where the type conforms to ``AutoCancellable``: a bag learns how
-///   a type leaves from that conformance. (A `FinishReporting` conformance added in another
-///   module, or in a subclass, is not seen; debug builds warn once for such a type.)
+/// - The conformance may be declared apart from the ``AutoCancellable`` one: on a subclass
+///   (`final class Upload: APIRequest, FinishReporting`), conditionally on a generic wrapper,
+///   or in another module. Such work leaves by itself too. Declared together, the bag knows
+///   without asking the runtime, which a bag otherwise does for each type of work new to it
+///   (see <doc:Contracts>).
+///
+/// A generic wrapper reports its finish when the work it wraps does:
+///
+/// ```swift
+/// struct Logged<Wrapped: AutoCancellable>: AutoCancellable {
+///   let work: Wrapped
+///   func cancel() { print("cancelled"); work.cancel() }
+/// }
+/// extension Logged: FinishReporting where Wrapped: FinishReporting {
+///   var isFinished: Bool { work.isFinished }
+/// }
+/// cancelBag.add(Logged(work: request))  // leaves once `request` finished
+/// ```
 ///
 /// See <doc:Contracts> for when a bag asks.
 public protocol FinishReporting: AutoCancellable {

@@ -32,7 +32,7 @@ extension ReasonAwareCancellable {
   }
 
   /// Cancels with ``cancel(reason:)``, so that the work hears why.
-  public func _cancel(for reason: CancellationReason) {
-    cancel(reason: reason)
+  public func _cancel(for cancellation: _BagCancellation) {
+    cancel(reason: cancellation.reason)
   }
 }

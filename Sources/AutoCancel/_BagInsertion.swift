@@ -54,13 +54,34 @@ public struct _BagInsertion {
     return registration
   }
 
-  /// In debug builds, warns once per type about work whose ``FinishReporting`` conformance
-  /// was declared apart from its `AutoCancellable` one (in another module, or in a subclass):
-  /// the bag learns how work leaves from the latter, and such work stays until it ends.
-  @inlinable @inline(__always)
-  package func warnIfFinishReportingElsewhere(_ type: (some AutoCancellable).Type) {
-    #if DEBUG
-      if type is any FinishReporting.Type { FinishReportingWarning.warnOnce(about: type) }
-    #endif
+  /// Stores work that came through the plain witness of `_add`, `stored` as the bag keeps it
+  /// (the work, or its box): as it is, or, if its ``FinishReporting`` conformance was
+  /// declared apart from its `AutoCancellable` one (on a subclass, conditionally on a generic
+  /// wrapper, in another module), as finish-reporting work, so that it leaves by itself as
+  /// the rest does.
+  @inlinable
+  func addPlain<Work: AutoCancellable>(
+    _ work: Work, stored: any AutoCancellable & AnyObject
+  ) -> CancelRegistration {
+    // The instance's type, not `Work`: a subclass that reports its finish may be added as its
+    // superclass.
+    if let ticket = core.addPlain(stored, of: type(of: work), details: details) {
+      return CancelRegistration(core: core, ticket: ticket)
+    }
+    return addReportingFinish(declaredApart: work)
+  }
+
+  /// Stores work whose ``FinishReporting`` conformance was declared apart, as such.
+  @usableFromInline
+  func addReportingFinish(declaredApart work: some AutoCancellable) -> CancelRegistration {
+    func add<Reporting: FinishReporting>(_ reporting: Reporting) -> CancelRegistration {
+      if let object = reporting as? any FinishReporting & AnyObject {
+        return core.addReportingFinish(object, details: details)
+      }
+      return core.addReportingFinish(BoxedFinishReporting(reporting), details: details)
+    }
+    // The caller checked that the work's type is `FinishReporting`.
+    let reporting = work as! any FinishReporting
+    return add(reporting)
   }
 }

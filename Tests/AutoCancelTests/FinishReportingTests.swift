@@ -43,6 +43,37 @@ private final class HeldRequest: FinishReporting, Sendable {
   }
 }
 
+/// A user's request class that conforms to `AutoCancellable`, and a subclass of it that says
+/// when it is done: the subclass declares `FinishReporting` apart from `AutoCancellable`.
+private class APIRequest: AutoCancellable, @unchecked Sendable {
+  // Safety: the only state is `state`, a lock-protected box that never changes.
+  let state = Protected((completed: false, cancels: 0))
+
+  func cancel() { state.withLock { $0.cancels += 1 } }
+  var cancelCount: Int { state.current.cancels }
+}
+
+private final class Upload: APIRequest, FinishReporting, @unchecked Sendable {
+  // Safety: no state of its own; see `APIRequest`.
+  func complete() { state.withLock { $0.completed = true } }
+  var isFinished: Bool { state.current.completed }
+}
+
+/// A generic wrapper that is `FinishReporting` when the work it wraps is.
+private struct Logged<Wrapped: AutoCancellable>: AutoCancellable {
+  let work: Wrapped
+  func cancel() { work.cancel() }
+}
+
+extension Logged: FinishReporting where Wrapped: FinishReporting {
+  var isFinished: Bool { work.isFinished }
+}
+
+/// A user's generic helper around `add`.
+private func addGenerically<Work: AutoCancellable>(_ work: Work, to bag: CancelBag) {
+  bag.add(work)
+}
+
 /// Something a piece of work holds, to see whether finished work is freed.
 private final class Payload: Sendable {}
 
@@ -115,22 +146,91 @@ struct FinishReportingTests {
     let alive = weakPayloads.count { $0.payload != nil }
     #expect(alive <= BagState.minimumSweepThreshold)
   }
-  @Test(
-    "declared in another module than its AutoCancellable conformance, stays until it ends, and debug builds say so once"
-  )
-  func finishReportingDeclaredElsewhereStays() {
-    let uploader = Uploader()
-    let requests = (0..<100).map { _ in ForeignRequest() }
-    for request in requests {
-      uploader.autoCancel(request)
-      request.complete()
+
+  /// Adds 100 pieces of work to a bag the way `form` says, completing each after its add,
+  /// and expects the sweeps on add to have let the finished work go: work that never leaves
+  /// keeps all 100. `addConcretely` is the call with the work's own type, as the docs show.
+  private func expectLeaves<Work: AutoCancellable>(
+    _ form: CallForm, make: () -> Work, complete: (Work) -> Void,
+    addConcretely: (Work, CancelBag) -> Void, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let bag = CancelBag()
+    // The bound is the sweeps' on add, which only work the bag asks takes part in.
+    bag.keepFromReaper()
+    for _ in 0..<100 {
+      let work = make()
+      switch form {
+      case .concrete: addConcretely(work, bag)
+      case .generic: addGenerically(work, to: bag)
+      case .existential:
+        let existential: any AutoCancellable = work
+        bag.add(existential)
+      }
+      complete(work)
     }
-    // How a type leaves is chosen at its AutoCancellable conformance, which knew nothing of
-    // the FinishReporting one: the bag never asks, so nothing leaves by itself.
-    #expect(uploader.cancelBag.count == 100)
-    #expect(FinishReportingWarning.hasWarned(about: ForeignRequest.self))
-    uploader.cancelBag.cancelAll()
+    #expect(
+      bag.count <= BagState.minimumSweepThreshold, "\(bag.count) of 100 finished pieces stayed",
+      sourceLocation: sourceLocation)
+  }
+
+  @Test(
+    "declared in another module than its AutoCancellable conformance, leaves by itself",
+    arguments: CallForm.allCases)
+  func finishReportingDeclaredInAnotherModuleLeaves(form: CallForm) {
+    expectLeaves(form, make: ForeignRequest.init, complete: { $0.complete() }) { $1.add($0) }
+  }
+
+  @Test(
+    "declared on a subclass of AutoCancellable work, leaves by itself",
+    arguments: CallForm.allCases)
+  func finishReportingDeclaredOnASubclassLeaves(form: CallForm) {
+    expectLeaves(form, make: Upload.init, complete: { $0.complete() }) { $1.add($0) }
+  }
+
+  @Test(
+    "declared on a subclass of AutoCancellable work, leaves by itself when added as its superclass"
+  )
+  func finishReportingDeclaredOnASubclassLeavesAsItsSuperclass() {
+    expectLeaves(.concrete, make: Upload.init, complete: { $0.complete() }) { upload, bag in
+      let request: APIRequest = upload
+      bag.add(request)
+    }
+  }
+
+  @Test(
+    "declared conditionally on a generic wrapper, leaves by itself",
+    arguments: CallForm.allCases)
+  func finishReportingDeclaredConditionallyLeaves(form: CallForm) {
+    expectLeaves(
+      form, make: { Logged(work: ImageRequest()) }, complete: { $0.work.complete() }
+    ) { $1.add($0) }
+  }
+
+  @Test("declared on a subclass, leaves by itself though its plain superclass is added between")
+  func finishReportingSubclassLeavesBesideItsSuperclass() {
+    let bag = CancelBag()
+    bag.keepFromReaper()
+    let requests = (0..<100).map { _ in APIRequest() }
+    for request in requests {
+      bag.add(request)
+      let upload = Upload()
+      bag.add(upload)
+      upload.complete()
+    }
+    // The 100 plain requests cannot leave; of the uploads, only those since the last sweep stay.
+    #expect(bag.count <= requests.count + BagState.minimumSweepThreshold)
+    bag.cancelAll()
     #expect(requests.allSatisfy { $0.cancelCount == 1 })
+  }
+
+  @Test("declared apart, and still running, stays, and is cancelled once with its bag")
+  func finishReportingDeclaredApartStaysWhileRunning() {
+    let uploader = Uploader()
+    let uploads = (0..<100).map { _ in Upload() }
+    for upload in uploads { uploader.autoCancel(upload) }
+    #expect(uploader.cancelBag.count == 100)
+    uploader.cancelBag.cancelAll()
+    #expect(uploads.allSatisfy { $0.cancelCount == 1 })
   }
 
   @Test("is asked about its progress a bounded number of times per add, however much runs")

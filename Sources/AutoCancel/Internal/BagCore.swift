@@ -126,6 +126,54 @@ struct BagCore: Sendable {
       core: self, ticket: addTicket(work, flags: .watched, reporter: work, details: details))
   }
 
+  /// Registers work that came through the plain witness of `_add` and returns its ticket, or
+  /// returns nil, registering nothing, if `type` is ``FinishReporting`` after all: its
+  /// conformance was declared apart from the `AutoCancellable` one (on a subclass,
+  /// conditionally on a generic wrapper, in another module), and the caller stores the work
+  /// as finish-reporting work.
+  ///
+  /// Asking the runtime costs about 320 instructions, more than a third of a whole add and
+  /// finish (callgrind, release), so the bag remembers the last type it found plain and asks
+  /// only of another; an ended bag cancels the work without asking.
+  ///
+  /// Usable from inline code for the inlinable `_add` of plain classes.
+  @usableFromInline
+  func addPlain(
+    _ work: StoredWork, of type: any AutoCancellable.Type, details: ItemDetails?
+  ) -> Ticket? {
+    let id = ObjectIdentifier(type)
+    var isNewToOpenBag = false
+    if details == nil {
+      // The common case, kept short: a type the bag knows, an open bag, nobody observing.
+      let ticket: Ticket? = withLock { state in
+        guard state.endReason == nil, !state.isObserved else { return nil }
+        guard state.plainType == id else {
+          isNewToOpenBag = true
+          return nil
+        }
+        return state.place(work, flags: [])
+      }
+      if let ticket { return ticket }
+    }
+    // A type new to an open bag is asked about at once; otherwise the bag may have ended, or
+    // know the type, and is looked at first.
+    if !isNewToOpenBag,
+      let ticket = addTicket(work, details: details, plainType: .unchecked(id))
+    {
+      return ticket
+    }
+    if type is any FinishReporting.Type { return nil }
+    return addTicket(work, details: details, plainType: .checked(id))
+  }
+
+  /// What the bag knows of the type of work added through the plain door.
+  private enum PlainType {
+    /// Not yet asked: unless the bag remembers it as plain, or has ended, nothing is placed.
+    case unchecked(ObjectIdentifier)
+    /// Asked, and plain: the bag remembers it.
+    case checked(ObjectIdentifier)
+  }
+
   /// What an add of finish-reporting work leaves to do after the lock: a sweep that came due,
   /// and joining the reaper.
   private struct SweepWork {
@@ -156,10 +204,28 @@ struct BagCore: Sendable {
       return ticket
     case .refused:
       // Work that already runs cannot be left unstarted: it is cancelled, as on an ended bag.
-      work._cancel(for: .duplicate)
+      work._cancel(for: _BagCancellation(.duplicate))
+      return .inactive
+    case .rejected, .unchecked:
+      return .inactive
+    }
+  }
+
+  /// Registers plain work as above, unless `plainType` is unchecked and new to the bag: then
+  /// places nothing and returns nil.
+  private func addTicket(
+    _ work: StoredWork, details: ItemDetails?, plainType: PlainType
+  ) -> Ticket? {
+    switch place(work, flags: [], reporter: nil, details: details, plainType: plainType) {
+    case .added(let ticket):
+      return ticket
+    case .refused:
+      work._cancel(for: _BagCancellation(.duplicate))
       return .inactive
     case .rejected:
       return .inactive
+    case .unchecked:
+      return nil
     }
   }
 
@@ -171,19 +237,26 @@ struct BagCore: Sendable {
     case refused
     /// Not registered: the bag had ended, and the work was cancelled with its end reason.
     case rejected
+    /// Not registered, nothing done: the work's type is to be asked first.
+    case unchecked
   }
 
   /// Registers `work` by its details (key and policy), cancels what it replaces, tells
   /// observers, and sweeps finish-reporting work when due.
   private func place(
     _ work: StoredWork, flags: ItemFlags, reporter: (any FinishReporting & AnyObject)?,
-    details: ItemDetails?
+    details: ItemDetails?, plainType: PlainType? = nil
   ) -> Placement {
     let outcome: AddOutcome = withLock { state in
       if let reason = state.endReason {
         // A launch on an ended bag never holds its key.
         if case .task(let turn)? = details?.hold { _ = turn.cancel() }
         return .rejected(reason, label: state.label)
+      }
+      switch plainType {
+      case .unchecked(let id)? where state.plainType != id: return .unchecked
+      case .checked(let id)?: state.plainType = id
+      default: break
       }
       switch state.insert(work, flags: flags, reporter: reporter, details: details) {
       case .refused:
@@ -212,7 +285,7 @@ struct BagCore: Sendable {
         counts.countCancelled(1, reason: reason, trigger: .addedAfterEnd)
         Accounts.add(counts, label: label, bag: identity)
       }
-      work._cancel(for: reason)
+      work._cancel(for: _BagCancellation(reason))
       // Never registered: no number of its own, so it is watched as #0.
       var watch = OverdueWatch.Batch()
       watch.add(work, flags: flags, sequence: 0, details: details, reason: reason)
@@ -220,6 +293,8 @@ struct BagCore: Sendable {
       return .rejected
     case .refused:
       return .refused
+    case .unchecked:
+      return .unchecked
     case .added(let ticket, let keyed, let observers, let sweepWork):
       if let replaced = keyed?.replaced, !replaced.isEmpty {
         var watch = OverdueWatch.Batch()
@@ -285,6 +360,7 @@ struct BagCore: Sendable {
   private enum AddOutcome {
     case rejected(CancellationReason, label: String?)
     case refused
+    case unchecked
     case added(
       Ticket, keyed: BagState.KeyedInsertion?, observers: [Observer]?, sweepWork: SweepWork)
   }
@@ -402,13 +478,13 @@ struct BagCore: Sendable {
       // work takes what it watches.
       var watch = OverdueWatch.Batch()
       removed.forEachWorkOldestFirst { work, sequence, flags in
-        work._cancel(for: reason)
+        work._cancel(for: _BagCancellation(reason))
         watch.add(work, flags: flags, sequence: sequence, details: nil, reason: reason)
       }
       watch.start()
       return true
     case .cancel(var removed, let extras):
-      extras?.deadlineTimer?._cancel(for: reason)
+      extras?.deadlineTimer?._cancel(for: _BagCancellation(reason))
       for membership in extras?.memberships ?? [] { membership.finish() }
       let observers = extras?.observersToNotify
       var watch = OverdueWatch.Batch()
@@ -442,7 +518,7 @@ struct BagCore: Sendable {
     watch: inout OverdueWatch.Batch
   ) {
     removed.details?.timer?.cancel()
-    removed.work._cancel(for: reason)
+    removed.work._cancel(for: _BagCancellation(reason))
     watch.add(
       removed.work, flags: removed.flags, sequence: removed.sequence, details: removed.details,
       reason: reason)
@@ -472,7 +548,7 @@ struct BagCore: Sendable {
     let ticket: Ticket
     switch place(cancellation, flags: .watched, reporter: nil, details: details) {
     case .added(let added): ticket = added
-    case .rejected: ticket = .inactive
+    case .rejected, .unchecked: ticket = .inactive
     case .refused: return nil
     }
     let launch = BagTask(

@@ -22,7 +22,7 @@ final class BoxedWork<Work: AutoCancellable>: ReasonAwareCancellable, WrappingWo
   init(_ work: Work) { self.work = work }
 
   func cancel() { work.cancel() }
-  func cancel(reason: CancellationReason) { work._cancel(for: reason) }
+  func cancel(reason: CancellationReason) { work._cancel(for: _BagCancellation(reason)) }
   var wrappedTypeName: String { String(describing: Work.self) }
 }
 
@@ -74,7 +74,7 @@ final class BoxedFinishReporting<Work: FinishReporting>: FinishReporting,
   init(_ work: Work) { self.work = work }
 
   func cancel() { work.cancel() }
-  func cancel(reason: CancellationReason) { work._cancel(for: reason) }
+  func cancel(reason: CancellationReason) { work._cancel(for: _BagCancellation(reason)) }
   var isFinished: Bool { work.isFinished }
   var wrappedTypeName: String { String(describing: Work.self) }
 }
