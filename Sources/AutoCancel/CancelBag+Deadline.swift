@@ -36,9 +36,7 @@ extension CancelBag {
   /// Starts a task bound to the bag that is cancelled, with reason
   /// ``CancellationReason/timedOut``, if it has not finished after `timeout`.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
   ///
   /// Otherwise the same as ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
   ///
@@ -67,9 +65,7 @@ extension CancelBag {
   /// Starts a non-throwing task bound to the bag, cancelled if it has not finished after
   /// `timeout`.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
   ///
   /// ```swift
   /// cancelBag.task(timeout: .seconds(5)) { await cache.warmUp() }

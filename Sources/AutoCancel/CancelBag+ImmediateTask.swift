@@ -34,9 +34,8 @@
     ///   - key: Latest wins, as in ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
     ///   - label: A name shown in snapshots and events, and the task's name.
     ///   - priority: The task's priority.
-    ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
-    ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
-    ///     the item's ``CancelBagItem/callSite`` only while call sites are on (see ``CallSite``).
+    ///   - file: The call's `#fileID`, kept as its ``CallSite``: leave the default.
+    ///   - line: The call's `#line`: leave the default.
     ///   - isolation: The caller's actor: leave the default.
     ///   - operation: The work.
     /// - Returns: The task, to await or cancel.
@@ -68,9 +67,7 @@
     /// Starts a non-throwing task bound to the bag that runs at once, on the calling thread,
     /// until its first suspension.
     ///
-    /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-    /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-    /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+    /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
     ///
     /// The same as the throwing form, including on systems before iOS 26 / macOS 26, where it
     /// starts enqueued.
@@ -109,9 +106,7 @@
     /// Starts a task bound to the bag under `key`, by `policy`, that runs at once, on the
     /// calling thread, until its first suspension, if the policy lets it start now.
     ///
-    /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-    /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-    /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+    /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
     ///
     /// ``task(key:policy:label:priority:file:line:operation:)`` started as
     /// ``immediateTask(key:label:priority:file:line:isolation:operation:)->Task<Success,Error>`` starts:

@@ -3,9 +3,7 @@ extension CancelBag {
   /// Adds work under `key`, by `policy`: replacing what runs under the key, beside it, or not
   /// at all.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
   ///
   /// ``add(_:key:label:file:line:)-(Work,_,_,_,_)`` with a policy. The work already runs, so it cannot wait
   /// for its turn:

@@ -42,9 +42,8 @@ extension CancelBag {
   ///     ``task(key:policy:label:priority:file:line:operation:)``.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
-  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
-  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
-  ///     the item's ``CancelBagItem/callSite`` only while call sites are on (see ``CallSite``).
+  ///   - file: The call's `#fileID`, kept as its ``CallSite``: leave the default.
+  ///   - line: The call's `#line`: leave the default.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel.
   @inlinable @discardableResult
@@ -66,9 +65,7 @@ extension CancelBag {
 
   /// Starts a non-throwing task bound to the bag.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
   ///
   /// The same as the throwing form: registered before it starts, cancelled when the bag ends,
   /// gone from the bag when it returns.
@@ -134,9 +131,8 @@ extension CancelBag {
   ///   - policy: What to do when work under `key` runs.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
-  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
-  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
-  ///     the item's ``CancelBagItem/callSite`` only while call sites are on (see ``CallSite``).
+  ///   - file: The call's `#fileID`, kept as its ``CallSite``: leave the default.
+  ///   - line: The call's `#line`: leave the default.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel; `nil` if `policy` refused the launch.
   @inlinable @discardableResult

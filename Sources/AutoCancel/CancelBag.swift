@@ -124,9 +124,8 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   ///     reason ``CancellationReason/replaced``, when this work is added. Keys compare as
   ///     `AnyHashable` does (`3` and `UInt8(3)` are the same key).
   ///   - label: A name shown in ``snapshot()``, events and ``debugDescription``.
-  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
-  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
-  ///     the item's ``CancelBagItem/callSite`` only while call sites are on (see ``CallSite``).
+  ///   - file: The call's `#fileID`, kept as its ``CallSite``: leave the default.
+  ///   - line: The call's `#line`: leave the default.
   /// - Returns: The registration: finish it when the work completes, or cancel it alone.
   @inlinable @discardableResult
   public func add<Work: AutoCancellable>(
@@ -146,9 +145,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   /// Adds a `DispatchWorkItem`; cancelling it stops it from running if it has not started.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
   ///
   /// A work item cannot say that it ran, so it stays in the bag until its registration is
   /// finished or the bag cancels it (cancelling an item that already ran is harmless). Add
@@ -171,9 +168,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// Adds work that is not `Sendable`, such as an Objective-C request class, taking on the
   /// risk that Swift cannot check: `cancel` runs on whichever thread ends the work.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
   ///
   /// `AutoCancellable` refines `Sendable`, because a bag cancels from the thread that
   /// releases the owner. Work that the compiler cannot prove thread-safe joins here instead,
@@ -197,9 +192,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   /// Adds a closure to run once, with the reason, if the registration is cancelled.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's ``CancelBagItem/callSite``, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see ``CallSite``).
+  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
   ///
   /// The closure does not run when the registration is finished. It is also the adapter for
   /// `Sendable` work whose cancel method returns a value, such as Alamofire's `Request`:

@@ -67,9 +67,8 @@ extension URLSession {
   ///   - request: The request.
   ///   - bag: The bag that cancels the task when it ends.
   ///   - label: A name for the work in the bag's snapshot and events.
-  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
-  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
-  ///     the item's `CancelBagItem.callSite` only while call sites are on (see `CallSite`).
+  ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
+  ///   - line: The call's `#line`: leave the default.
   ///   - completionHandler: Called exactly once; see the contract above.
   public func dataTask(
     with request: URLRequest, in bag: CancelBag, label: String? = nil,
@@ -85,9 +84,7 @@ extension URLSession {
 
   /// Creates a data task for `url`, cancelled when `bag` ends.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See ``dataTask(with:in:label:file:line:completionHandler:)-(URLRequest,_,_,_,_,_)``.
   ///
@@ -106,9 +103,7 @@ extension URLSession {
 
   /// Creates an upload task sending `bodyData`, cancelled when `bag` ends.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See the contract above. Call `resume()` on the result.
   ///
@@ -130,9 +125,7 @@ extension URLSession {
 
   /// Creates an upload task sending the file at `fileURL`, cancelled when `bag` ends.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See the contract above. Call `resume()` on the result.
   ///
@@ -154,9 +147,7 @@ extension URLSession {
 
   /// Creates a download task for `request`, cancelled when `bag` ends.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See the contract above. As with Foundation, move the file before the handler returns.
   ///
@@ -177,9 +168,7 @@ extension URLSession {
 
   /// Creates a download task for `url`, cancelled when `bag` ends.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See ``downloadTask(with:in:label:file:line:completionHandler:)-(URLRequest,_,_,_,_,_)``.
   ///

@@ -81,9 +81,8 @@ extension URLSession {
   ///   - bag: A bag that also cancels the request when it ends or cancels its work; `nil` to
   ///     follow the awaiting task alone.
   ///   - label: A name for the work in the bag's snapshot and events.
-  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
-  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
-  ///     the item's `CancelBagItem.callSite` only while call sites are on (see `CallSite`).
+  ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
+  ///   - line: The call's `#line`: leave the default.
   /// - Throws: `CancellationError` when cancelled, otherwise what URLSession reports.
   public func data(
     for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil,
@@ -98,9 +97,7 @@ extension URLSession {
 
   /// Loads `url` and returns its body and response.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See ``data(for:in:label:file:line:)``.
   ///
@@ -116,9 +113,7 @@ extension URLSession {
 
   /// Sends `bodyData` with `request` and returns the response body and response.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See the contract above.
   ///
@@ -139,9 +134,7 @@ extension URLSession {
 
   /// Sends the file at `fileURL` with `request` and returns the response body and response.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See the contract above.
   ///
@@ -162,9 +155,7 @@ extension URLSession {
 
   /// Downloads `request` to a file and returns its location and the response.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See the contract above. The file is moved out of URLSession's way before this returns:
   /// it belongs to the caller, who moves or deletes it.
@@ -197,9 +188,7 @@ extension URLSession {
 
   /// Downloads `url` to a file and returns its location and the response.
   ///
-  /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-  /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-  /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// See ``download(for:in:label:file:line:)``.
   ///

@@ -33,9 +33,8 @@ extension URLSession {
   ///   - bag: A bag that also cancels the transfer when it ends or cancels its work; `nil` to
   ///     follow the awaiting and iterating tasks alone.
   ///   - label: A name for the work in the bag's snapshot and events.
-  ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
-  ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
-  ///     the item's `CancelBagItem.callSite` only while call sites are on (see `CallSite`).
+  ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
+  ///   - line: The call's `#line`: leave the default.
   /// - Returns: The body stream (iterate it once) and the response.
   /// - Throws: `CancellationError` when cancelled, otherwise what URLSession reports.
   public func stream(

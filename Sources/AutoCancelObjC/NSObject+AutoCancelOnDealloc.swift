@@ -36,9 +36,8 @@
     /// - Parameters:
     ///   - work: The work to cancel when the object goes away.
     ///   - key: Latest wins: work bound to this object under an equal key is cancelled.
-    ///   - file: The file of the call (`#fileID`), filled in by the compiler: leave the default.
-    ///   - line: The line of the call (`#line`), filled in by the compiler. The bag keeps both as
-    ///     the item's `CancelBagItem.callSite` only while call sites are on (see `CallSite`).
+    ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
+    ///   - line: The call's `#line`: leave the default.
     /// - Returns: The registration: finish it when the work completes, or cancel it alone.
     @discardableResult
     public func autoCancelRequestOnDealloc<Work: AutoCancellable>(
@@ -51,9 +50,7 @@
     /// Binds a `DispatchWorkItem` to this object: it never runs once the object is
     /// deallocated.
     ///
-    /// The bag keeps where this was called (`file` and `line`, filled in by the compiler: leave
-    /// the defaults) as the item's `CancelBagItem.callSite`, only while call sites are on:
-    /// debug builds of the library, or `AUTOCANCEL_CALL_SITES=1` (see `CallSite`).
+    /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
     ///
     /// ```swift
     /// let save = DispatchWorkItem { store.save() }
