@@ -3,9 +3,9 @@
 /// Every public way of adding work (``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)``,
 /// ``AutoCancelOwner/autoCancel(_:key:label:file:line:)-(Work,_,_,_,_)``, the task launchers)
 /// takes `file: StaticString = #fileID, line: UInt = #line`, so the compiler fills them in at
-/// your call. A bag keeps them only while call sites are on: in debug builds of the library,
-/// or with `AUTOCANCEL_CALL_SITES=1` in the environment (`AUTOCANCEL_CALL_SITES=0` turns them
-/// off in debug builds). Off, they cost no memory and the bag's item has no ``CancelBagItem/callSite``.
+/// your call. A bag keeps them only while call sites are on: with `AUTOCANCEL_CALL_SITES=1` in
+/// the environment, in debug and release builds alike. Off, the default, they cost no memory,
+/// an add runs as it does without them, and the bag's item has no ``CancelBagItem/callSite``.
 ///
 /// ```swift
 /// for item in cancelBag.snapshot() {

@@ -72,8 +72,9 @@ extension CancelBag {
   }
 
   /// Called when making a bag takes its label over the limit set with
-  /// ``setLiveCountLimit(_:label:)``; nil reports nothing. Default: prints the report in
-  /// debug builds, nil in release builds.
+  /// ``setLiveCountLimit(_:label:)``; nil reports nothing. Default: nil, in debug and release
+  /// builds alike: the library prints nothing unless you ask, with `{ print($0) }` for
+  /// instance.
   ///
   /// Runs on the thread that made the bag, at the end of `init`, never under a lock of the
   /// library: it may make and use bags. Keep it short; it runs once per pile-up, not once

@@ -15,8 +15,8 @@ extension CancelBag {
   }
 
   /// Called once for each piece of work still running ``overdueWorkThreshold`` seconds after
-  /// its bag cancelled it; nil watches nothing. Default: prints the report in debug builds,
-  /// nil in release builds.
+  /// its bag cancelled it; nil watches nothing. Default: nil, in debug and release builds
+  /// alike: the library prints nothing unless you ask, with `{ print($0) }` for instance.
   ///
   /// Watched is work that its bag cancelled, and that can tell that it stopped: a bag task, a
   /// `Task` bound with ``add(_:key:label:file:line:)-(Work,_,_,_,_)``, and ``FinishReporting`` classes

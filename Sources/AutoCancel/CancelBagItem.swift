@@ -12,8 +12,8 @@ import Dispatch
 ///
 /// Every item has an ``id`` and a ``workType``. Work added with a label or a key also has its
 /// ``label``, ``key`` and ``age``; work added without one has none, which keeps the hot path
-/// free of clock reads. While its bag keeps call sites (debug builds of the library, or
-/// `AUTOCANCEL_CALL_SITES=1`), an item also says where it was added: ``callSite``.
+/// free of clock reads. While its bag keeps call sites (`AUTOCANCEL_CALL_SITES=1`), an item
+/// also says where it was added: ``callSite``.
 public struct CancelBagItem: Sendable, CustomStringConvertible {
   /// A number unique within the bag, increasing in the order work was added.
   public let id: UInt64
@@ -27,9 +27,8 @@ public struct CancelBagItem: Sendable, CustomStringConvertible {
   /// The type of the work, such as `URLSessionDataTask` or `Task<Data, Error>`.
   public let workType: String
 
-  /// Where the work was added (`#fileID:#line` of the call), if its bag keeps call sites: in
-  /// debug builds of the library, or with `AUTOCANCEL_CALL_SITES=1` in the environment.
-  /// See ``CallSite``.
+  /// Where the work was added (`#fileID:#line` of the call), if its bag keeps call sites
+  /// (see ``CallSite``).
   public let callSite: CallSite?
 
   /// Seconds since the work was added, when it was added with a label or a key: at the

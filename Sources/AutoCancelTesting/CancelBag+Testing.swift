@@ -52,8 +52,8 @@ extension CancelBag {
   /// a test's expectation.
   ///
   /// Each item is named as a `CancelBagItem` describes it (its number, label, type, key,
-  /// where it was added while the bag keeps call sites, as it does in debug builds of the
-  /// library, and age), oldest first. A snapshot: work may end right after it was read. Any
+  /// where it was added while the bag keeps call sites, with `AUTOCANCEL_CALL_SITES=1`, and
+  /// age), oldest first. A snapshot: work may end right after it was read. Any
   /// thread; on a bag that has ended, nil.
   ///
   /// ```swift

@@ -22,7 +22,7 @@ enum LiveBags {
   private static let shards: [Locked<[String: Entry]>] = (0..<8).map { _ in Locked([:]) }
 
   /// What ``CancelBag/pilingUpHandler`` holds.
-  static let handler = Locked(debugPrintingHandler(of: PilingUpBags.self))
+  static let handler = Locked<(@Sendable (PilingUpBags) -> Void)?>(nil)
 
   private static func shard(of label: String) -> Locked<[String: Entry]> {
     shards[Int(UInt(bitPattern: label.hashValue) % UInt(shards.count))]

@@ -17,7 +17,7 @@ protocol StopReporting: AnyObject {
 enum OverdueWatch {
   struct Settings: Sendable {
     var threshold: Double = 10
-    var handler = debugPrintingHandler(of: OverdueWork.self)
+    var handler: (@Sendable (OverdueWork) -> Void)?
   }
 
   static let settings = Locked(Settings())

@@ -99,20 +99,10 @@ package enum ProcessSwitches {
     registration.withLock { $0.instrument }
   }
 
-  /// Whether bags keep call sites unless told otherwise: `AUTOCANCEL_CALL_SITES=1` or `=0`
-  /// in the environment decides; without it, debug builds of the library keep them and
-  /// release builds do not.
+  /// Whether bags keep call sites unless told otherwise: only with `AUTOCANCEL_CALL_SITES=1`
+  /// in the environment, so that debug and release builds run the same add.
   static var keepsCallSitesByDefault: Bool {
-    switch environment("AUTOCANCEL_CALL_SITES") {
-    case "1": return true
-    case "0": return false
-    default:
-      #if DEBUG
-        return true
-      #else
-        return false
-      #endif
-    }
+    environment("AUTOCANCEL_CALL_SITES") == "1"
   }
 
   /// The value of the environment variable `name`, if set.
