@@ -60,10 +60,10 @@ public struct CancelBagStatistics: Sendable, Hashable, CustomStringConvertible {
   public internal(set) var failed: Int
 
   /// Cancellations, by the kind of their reason.
-  var reasons: ReasonCounts
+  var reasons: CaseCounts<Reason>
 
   /// Cancellations, by what caused them.
-  var triggers: TriggerCounts
+  var triggers: CaseCounts<Trigger>
 
   /// An account of nothing: every count zero.
   ///
@@ -76,8 +76,8 @@ public struct CancelBagStatistics: Sendable, Hashable, CustomStringConvertible {
     registered = 0
     finished = 0
     failed = 0
-    reasons = ReasonCounts()
-    triggers = TriggerCounts()
+    reasons = CaseCounts()
+    triggers = CaseCounts()
   }
 
   // MARK: Reading

@@ -1,128 +1,53 @@
-/// Cancellations by the kind of their reason: one count per ``CancelBagStatistics/Reason``,
-/// inline, so that counting never allocates.
-struct ReasonCounts: Sendable, Hashable {
-  var ownerGone = 0
-  var explicit = 0
-  var replaced = 0
-  var duplicate = 0
-  var timedOut = 0
-  var parentEnded = 0
-  var linkEnded = 0
-  var custom = 0
+/// A count for each case of `Kind` (a reason's kind, or a trigger), inline, so that counting
+/// never allocates; adding and subtracting work on all eight counts at once.
+struct CaseCounts<Kind: CountedKind>: Sendable, Hashable {
+  private var counts = SIMD8<Int>()
 
-  subscript(reason: CancelBagStatistics.Reason) -> Int {
-    get {
-      switch reason {
-      case .ownerGone: ownerGone
-      case .explicit: explicit
-      case .replaced: replaced
-      case .duplicate: duplicate
-      case .timedOut: timedOut
-      case .parentEnded: parentEnded
-      case .linkEnded: linkEnded
-      case .custom: custom
-      }
+  subscript(kind: Kind) -> Int {
+    get { counts[kind.countIndex] }
+    set { counts[kind.countIndex] = newValue }
+  }
+
+  var total: Int { counts.wrappedSum() }
+
+  mutating func add(_ other: CaseCounts) { counts &+= other.counts }
+
+  mutating func subtract(_ other: CaseCounts) { counts &-= other.counts }
+}
+
+/// A kind that ``CaseCounts`` counts: at most eight cases, each with a place of its own.
+protocol CountedKind: Sendable, Hashable {
+  /// The case's place among its type's cases, from 0 to 7.
+  var countIndex: Int { get }
+}
+
+extension CancelBagStatistics.Reason: CountedKind {
+  var countIndex: Int {
+    switch self {
+    case .ownerGone: 0
+    case .explicit: 1
+    case .replaced: 2
+    case .duplicate: 3
+    case .timedOut: 4
+    case .parentEnded: 5
+    case .linkEnded: 6
+    case .custom: 7
     }
-    set {
-      switch reason {
-      case .ownerGone: ownerGone = newValue
-      case .explicit: explicit = newValue
-      case .replaced: replaced = newValue
-      case .duplicate: duplicate = newValue
-      case .timedOut: timedOut = newValue
-      case .parentEnded: parentEnded = newValue
-      case .linkEnded: linkEnded = newValue
-      case .custom: custom = newValue
-      }
-    }
-  }
-
-  var total: Int {
-    ownerGone + explicit + replaced + duplicate + timedOut + parentEnded + linkEnded + custom
-  }
-
-  // Field by field: a loop over `allCases` makes an array each time.
-  mutating func add(_ other: ReasonCounts) {
-    ownerGone += other.ownerGone
-    explicit += other.explicit
-    replaced += other.replaced
-    duplicate += other.duplicate
-    timedOut += other.timedOut
-    parentEnded += other.parentEnded
-    linkEnded += other.linkEnded
-    custom += other.custom
-  }
-
-  mutating func subtract(_ other: ReasonCounts) {
-    ownerGone -= other.ownerGone
-    explicit -= other.explicit
-    replaced -= other.replaced
-    duplicate -= other.duplicate
-    timedOut -= other.timedOut
-    parentEnded -= other.parentEnded
-    linkEnded -= other.linkEnded
-    custom -= other.custom
   }
 }
 
-/// Cancellations by what caused them: one count per ``CancelBagStatistics/Trigger``, inline.
-struct TriggerCounts: Sendable, Hashable {
-  var bagReleased = 0
-  var cancelAll = 0
-  var end = 0
-  var registration = 0
-  var key = 0
-  var keyPolicy = 0
-  var deadline = 0
-  var addedAfterEnd = 0
-
-  subscript(trigger: CancelBagStatistics.Trigger) -> Int {
-    get {
-      switch trigger {
-      case .bagReleased: bagReleased
-      case .cancelAll: cancelAll
-      case .end: end
-      case .registration: registration
-      case .key: key
-      case .keyPolicy: keyPolicy
-      case .deadline: deadline
-      case .addedAfterEnd: addedAfterEnd
-      }
+extension CancelBagStatistics.Trigger: CountedKind {
+  var countIndex: Int {
+    switch self {
+    case .bagReleased: 0
+    case .cancelAll: 1
+    case .end: 2
+    case .registration: 3
+    case .key: 4
+    case .keyPolicy: 5
+    case .deadline: 6
+    case .addedAfterEnd: 7
     }
-    set {
-      switch trigger {
-      case .bagReleased: bagReleased = newValue
-      case .cancelAll: cancelAll = newValue
-      case .end: end = newValue
-      case .registration: registration = newValue
-      case .key: key = newValue
-      case .keyPolicy: keyPolicy = newValue
-      case .deadline: deadline = newValue
-      case .addedAfterEnd: addedAfterEnd = newValue
-      }
-    }
-  }
-
-  mutating func add(_ other: TriggerCounts) {
-    bagReleased += other.bagReleased
-    cancelAll += other.cancelAll
-    end += other.end
-    registration += other.registration
-    key += other.key
-    keyPolicy += other.keyPolicy
-    deadline += other.deadline
-    addedAfterEnd += other.addedAfterEnd
-  }
-
-  mutating func subtract(_ other: TriggerCounts) {
-    bagReleased -= other.bagReleased
-    cancelAll -= other.cancelAll
-    end -= other.end
-    registration -= other.registration
-    key -= other.key
-    keyPolicy -= other.keyPolicy
-    deadline -= other.deadline
-    addedAfterEnd -= other.addedAfterEnd
   }
 }
 
