@@ -163,6 +163,15 @@ struct BagCore: Sendable {
       return ticket
     }
     if type is any FinishReporting.Type { return nil }
+    if details == nil {
+      // Short again, as above, now that the bag knows the type.
+      let ticket: Ticket? = withLock { state in
+        guard state.endReason == nil, !state.isObserved else { return nil }
+        state.plainType = id
+        return state.place(work, flags: [])
+      }
+      if let ticket { return ticket }
+    }
     return addTicket(work, details: details, plainType: .checked(id))
   }
 
