@@ -124,11 +124,12 @@ public final class LoopbackHTTPServer: Sendable {
   /// Stops accepting, closes every connection, and waits for the server's threads to end.
   ///
   /// Idempotent and safe from any thread; every caller returns only after the shutdown is
-  /// complete. It blocks briefly (until in-flight socket calls return), so call it from
-  /// synchronous code or accept the short block in async code. Afterwards the waits return
-  /// at once: the record or stats if the predicate holds, else `nil`. (Called from one of the
-  /// server's own threads, i.e. from inside a wait predicate, it shuts everything down but
-  /// finishes the joining in the background instead of waiting for itself.)
+  /// complete. It blocks the calling thread briefly (until in-flight socket calls return):
+  /// for synchronous code (a `deinit`, a `defer`, the demo's command line); async code awaits
+  /// the `async` overload, which blocks no thread. Afterwards the waits return at once: the
+  /// record or stats if the predicate holds, else `nil`. (Called from one of the server's own
+  /// threads, i.e. from inside a wait predicate, it shuts everything down but finishes the
+  /// joining in the background instead of waiting for itself.)
   ///
   /// ```swift
   /// server.stop()
@@ -136,6 +137,25 @@ public final class LoopbackHTTPServer: Sendable {
   /// ```
   public func stop() {
     core.stop()
+  }
+
+  /// Stops accepting, closes every connection, and suspends until the server's threads have
+  /// ended, without blocking a thread: the form for async code, where a blocked thread of
+  /// the cooperative pool (two, on a two-core machine) holds up every other task.
+  ///
+  /// The same contract as the synchronous ``stop()``: idempotent, safe from any task, and
+  /// every caller, of either form, returns only after the shutdown is complete. Swift picks
+  /// this overload in async code, so there a plain `server.stop()` does not compile without
+  /// `await`.
+  ///
+  /// ```swift
+  /// let server = LoopbackHTTPServer()
+  /// try server.start()
+  /// // ... requests ...
+  /// await server.stop()
+  /// ```
+  public func stop() async {
+    await core.stopWithoutBlocking()
   }
 
   /// The port the server listens on, or 0 before ``start()``.

@@ -113,7 +113,36 @@ final class ServerCore: @unchecked Sendable {
   /// Stops accepting, shuts down every open connection, waits for all server threads to
   /// end, then resolves the remaining waiters. Idempotent; concurrent callers all wait.
   func stop() {
-    let wasRunning: Bool = withLock {
+    let wasRunning = beginStop()
+    if isServerThread {
+      // Called from one of our own threads (say, the last reference to the server was
+      // released inside a wait predicate): waiting here would wait for ourselves.
+      DispatchQueue.global().async { [self] in
+        threads.wait()
+        if wasRunning { resolveWaitersAfterStop() }
+      }
+      return
+    }
+    threads.wait()
+    if wasRunning { resolveWaitersAfterStop() }
+  }
+
+  /// ``stop()`` for async callers: the same shutdown, then a suspension until every server
+  /// thread has ended (the group's notification resumes it), instead of a blocking wait.
+  func stopWithoutBlocking() async {
+    let wasRunning = beginStop()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      threads.notify(queue: .global()) { [self] in
+        if wasRunning { resolveWaitersAfterStop() }
+        continuation.resume()
+      }
+    }
+  }
+
+  /// Moves to stopping and wakes every server thread; returns whether the server was
+  /// running, in which case the caller resolves the waiters once the threads have ended.
+  private func beginStop() -> Bool {
+    withLock {
       switch $0.phase {
       case .idle:
         $0.phase = .stopped
@@ -134,17 +163,6 @@ final class ServerCore: @unchecked Sendable {
         return false
       }
     }
-    if isServerThread {
-      // Called from one of our own threads (say, the last reference to the server was
-      // released inside a wait predicate): waiting here would wait for ourselves.
-      DispatchQueue.global().async { [self] in
-        threads.wait()
-        if wasRunning { resolveWaitersAfterStop() }
-      }
-      return
-    }
-    threads.wait()
-    if wasRunning { resolveWaitersAfterStop() }
   }
 
   private func resolveWaitersAfterStop() {
