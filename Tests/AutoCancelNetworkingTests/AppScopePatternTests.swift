@@ -9,7 +9,6 @@ import Testing
 @Suite("An upload bound to the app scope", timeLimit(minutes: 1))
 @MainActor
 struct AppScopePatternTests {
-  let server: TestServer
 
   /// 8 MiB: twice what the socket buffers between client and server hold while the server
   /// holds an upload (about 4 MiB, most of it the client's send buffer), so that a client that
@@ -17,29 +16,24 @@ struct AppScopePatternTests {
   /// `Data` would live to the end of the process in a form LeakSanitizer cannot follow.
   let body = Data(count: 8 << 20)
 
-  init() throws {
-    server = TestServer()
-    try server.start()
-  }
-
   /// The server reads this much of a held upload, then holds it until released.
   nonisolated static let hold = 512 << 10
 
   /// An upload the server holds after ``hold`` bytes, until `server.releaseUpload(id:)`: caught
   /// in the middle, however busy the machine is. Released, the rest is read at once.
-  func heldUpload(id: String) -> URL {
+  func heldUpload(on server: LoopbackHTTPServer, id: String) -> URL {
     server.url("/upload?hold=\(Self.hold)&id=\(id)")
   }
 
   /// A held upload whose rest, once released, is read at 64 KiB every 20 ms (about 2.5 s in
   /// all): a client that was cancelled before the release closes its connection, which its
   /// session does a moment after its task ended, long before the rest could arrive.
-  func heldUploadReadSlowly(id: String) -> URL {
+  func heldUploadReadSlowly(on server: LoopbackHTTPServer, id: String) -> URL {
     server.url("/upload?hold=\(Self.hold)&chunk=65536&interval_ms=20&id=\(id)")
   }
 
   /// Returns once the server holds the upload `id`, mid-body.
-  func waitUntilHeld(_ id: String) async {
+  func waitUntilHeld(_ id: String, on server: LoopbackHTTPServer) async {
     await server.expectRecord(id: id) { $0.requestBodyBytes >= Self.hold }
   }
 
@@ -81,85 +75,94 @@ struct AppScopePatternTests {
 
   @Test("keeps sending when the screen that sent it goes away: the whole body arrives")
   func outlivesTheScreen() async throws {
-    let app = AppScope()
-    var screen: ComposeScreen? = ComposeScreen(app: app)
-    screen?.send(body, to: heldUpload(id: "outlives"))
-    await waitUntilHeld("outlives")
-    weak var released: ComposeScreen?
-    released = screen
-    screen = nil
-    #expect(released == nil, "the upload's task holds the screen")
-    #expect(app.cancelBag.isRunning(key: "outbox"))
-    server.releaseUpload(id: "outlives")
-    let record = await server.expectRecord(id: "outlives") { $0.isFinished }
-    #expect(record?.requestBodyBytes == body.count)
-    #expect(record?.completed == true)
-    #expect(record?.clientWentAway == false)
-    await Self.waitUntilOutboxIsIdle(app)
-    #expect(app.cancelBag.count == 0)
+    try await withServer { server in
+      let app = AppScope()
+      var screen: ComposeScreen? = ComposeScreen(app: app)
+      screen?.send(body, to: heldUpload(on: server, id: "outlives"))
+      await waitUntilHeld("outlives", on: server)
+      weak var released: ComposeScreen?
+      released = screen
+      screen = nil
+      #expect(released == nil, "the upload's task holds the screen")
+      #expect(app.cancelBag.isRunning(key: "outbox"))
+      server.releaseUpload(id: "outlives")
+      let record = await server.expectRecord(id: "outlives") { $0.isFinished }
+      #expect(record?.requestBodyBytes == body.count)
+      #expect(record?.completed == true)
+      #expect(record?.clientWentAway == false)
+      await Self.waitUntilOutboxIsIdle(app)
+      #expect(app.cancelBag.count == 0)
+    }
   }
 
   @Test("is cancelled when the app scope goes: the server sees the client leave mid-body")
   func endsWithTheAppScope() async throws {
-    var app: AppScope? = AppScope()
-    var screen: ComposeScreen? = ComposeScreen(app: app!)
-    screen?.send(body, to: heldUploadReadSlowly(id: "app-gone"))
-    await waitUntilHeld("app-gone")
-    screen = nil  // the upload goes on
-    #expect(app?.cancelBag.isRunning(key: "outbox") == true)
-    // The stream holds the bag's storage, not the app scope: it follows the upload's end.
-    let outbox = app!.cancelBag.runningUpdates(key: "outbox")
-    app = nil  // its bag ends, ownerGone
-    await Self.waitUntilStopped(outbox)
-    server.releaseUpload(id: "app-gone")
-    let record = await server.expectRecord(id: "app-gone") { $0.isFinished }
-    #expect(record?.clientWentAway == true)
-    #expect(record?.completed == false)
-    #expect(record.map { $0.requestBodyBytes < body.count } == true)
+    try await withServer { server in
+      var app: AppScope? = AppScope()
+      var screen: ComposeScreen? = ComposeScreen(app: app!)
+      screen?.send(body, to: heldUploadReadSlowly(on: server, id: "app-gone"))
+      await waitUntilHeld("app-gone", on: server)
+      screen = nil  // the upload goes on
+      #expect(app?.cancelBag.isRunning(key: "outbox") == true)
+      // The stream holds the bag's storage, not the app scope: it follows the upload's end.
+      let outbox = app!.cancelBag.runningUpdates(key: "outbox")
+      app = nil  // its bag ends, ownerGone
+      await Self.waitUntilStopped(outbox)
+      server.releaseUpload(id: "app-gone")
+      let record = await server.expectRecord(id: "app-gone") { $0.isFinished }
+      #expect(record?.clientWentAway == true)
+      #expect(record?.completed == false)
+      #expect(record.map { $0.requestBodyBytes < body.count } == true)
+    }
   }
 
   @Test("is cancelled when the app scope signs out, and the app scope stays usable")
   func cancelledBySignOut() async throws {
-    let app = AppScope()
-    let screen = ComposeScreen(app: app)
-    screen.send(body, to: heldUploadReadSlowly(id: "signed-out"))
-    await waitUntilHeld("signed-out")
-    app.signOut()
-    await Self.waitUntilOutboxIsIdle(app)
-    server.releaseUpload(id: "signed-out")
-    let record = await server.expectRecord(id: "signed-out") { $0.isFinished }
-    #expect(record?.clientWentAway == true)
-    #expect(record.map { $0.requestBodyBytes < body.count } == true)
-    #expect(screen.lastReply == nil)
-    screen.send(Data(count: 1000), to: server.url("/upload?id=after-sign-out"))
-    await Self.waitUntilOutboxIsIdle(app)
-    #expect(screen.lastReply.map { String(decoding: $0, as: UTF8.self) } == "1000")
+    try await withServer { server in
+      let app = AppScope()
+      let screen = ComposeScreen(app: app)
+      screen.send(body, to: heldUploadReadSlowly(on: server, id: "signed-out"))
+      await waitUntilHeld("signed-out", on: server)
+      app.signOut()
+      await Self.waitUntilOutboxIsIdle(app)
+      server.releaseUpload(id: "signed-out")
+      let record = await server.expectRecord(id: "signed-out") { $0.isFinished }
+      #expect(record?.clientWentAway == true)
+      #expect(record.map { $0.requestBodyBytes < body.count } == true)
+      #expect(screen.lastReply == nil)
+      screen.send(Data(count: 1000), to: server.url("/upload?id=after-sign-out"))
+      await Self.waitUntilOutboxIsIdle(app)
+      #expect(screen.lastReply.map { String(decoding: $0, as: UTF8.self) } == "1000")
+    }
   }
 
   @Test("is cancelled by its deadline after the screen is gone: the server sees the close")
   func cancelledByItsDeadline() async throws {
-    guard #available(iOS 16, macOS 13, tvOS 16, watchOS 9, *) else { return }
-    let app = AppScope()
-    var screen: ComposeScreen? = ComposeScreen(app: app)
-    // The limit counts from the launch: a first post through the same app scope takes the
-    // cost of a first request (and whatever else makes the machine slow to start one) before
-    // the clock runs.
-    screen?.send(Data(count: 1000), to: server.url("/upload?id=first-post"))
-    await Self.waitUntilOutboxIsIdle(app)
-    let cancellations = Protected<[CancellationReason]>([])
-    app.cancelBag.observe { event in
-      if case .cancelled(let reason) = event.kind { cancellations.withLock { $0.append(reason) } }
+    try await withServer { server in
+      guard #available(iOS 16, macOS 13, tvOS 16, watchOS 9, *) else { return }
+      let app = AppScope()
+      var screen: ComposeScreen? = ComposeScreen(app: app)
+      // The limit counts from the launch: a first post through the same app scope takes the
+      // cost of a first request (and whatever else makes the machine slow to start one) before
+      // the clock runs.
+      screen?.send(Data(count: 1000), to: server.url("/upload?id=first-post"))
+      await Self.waitUntilOutboxIsIdle(app)
+      let cancellations = Protected<[CancellationReason]>([])
+      app.cancelBag.observe { event in
+        if case .cancelled(let reason) = event.kind { cancellations.withLock { $0.append(reason) } }
+      }
+      screen?.saveDraft(
+        body, to: heldUploadReadSlowly(on: server, id: "deadline"), within: .seconds(5))
+      await waitUntilHeld("deadline", on: server)
+      screen = nil
+      // The limit cut the upload, which the server holds.
+      await Self.waitUntilReported(cancellations)
+      #expect(cancellations.current == [.timedOut])
+      await Self.waitUntilEmpty(app)
+      server.releaseUpload(id: "deadline")
+      let record = await server.expectRecord(id: "deadline") { $0.isFinished }
+      #expect(record?.clientWentAway == true)
+      #expect(record.map { $0.requestBodyBytes < body.count } == true)
     }
-    screen?.saveDraft(body, to: heldUploadReadSlowly(id: "deadline"), within: .seconds(5))
-    await waitUntilHeld("deadline")
-    screen = nil
-    // The limit cut the upload, which the server holds.
-    await Self.waitUntilReported(cancellations)
-    #expect(cancellations.current == [.timedOut])
-    await Self.waitUntilEmpty(app)
-    server.releaseUpload(id: "deadline")
-    let record = await server.expectRecord(id: "deadline") { $0.isFinished }
-    #expect(record?.clientWentAway == true)
-    #expect(record.map { $0.requestBodyBytes < body.count } == true)
   }
 }

@@ -75,22 +75,16 @@ final class ProfileModel: AutoCancelOwner {
   "An async URLSession call in a documented pattern", timeLimit(minutes: 1))
 @MainActor
 struct AsyncOwnershipPatternTests {
-  let server: TestServer
-
-  init() throws {
-    server = TestServer()
-    try server.start()
-  }
 
   /// A body that takes minutes in full: only a cancellation ends it early.
-  func slowURL(id: String) -> URL {
+  func slowURL(on server: LoopbackHTTPServer, id: String) -> URL {
     server.url("/slow?size=100000000&chunk=16384&interval_ms=10&id=\(id)")
   }
 
   /// Waits until the request `id` is mid-body, runs `trigger`, and returns the server's
   /// record once the client went away (nil if it never did within the bound).
   func disconnect(
-    id: String, pattern: String, trigger: () -> Void
+    on server: LoopbackHTTPServer, id: String, pattern: String, trigger: () -> Void
   ) async -> RequestRecord? {
     await server.expectRecord(id: id) { $0.bytesSent >= 65_536 }
     let triggeredAt = DispatchTime.now()
@@ -112,70 +106,86 @@ struct AsyncOwnershipPatternTests {
 
   @Test("closes at the server when made in a bag task whose owner goes away")
   func bagTaskOwnerGone() async throws {
-    var model: ProfileModel? = ProfileModel()
-    model?.load(slowURL(id: "a-owner"))
-    let record = await disconnect(id: "a-owner", pattern: "bag task, owner gone") {
-      model = nil
+    try await withServer { server in
+      var model: ProfileModel? = ProfileModel()
+      model?.load(slowURL(on: server, id: "a-owner"))
+      let record = await disconnect(on: server, id: "a-owner", pattern: "bag task, owner gone") {
+        model = nil
+      }
+      #expect(record?.clientWentAway == true)
+      #expect(record?.completed == false)
     }
-    #expect(record?.clientWentAway == true)
-    #expect(record?.completed == false)
   }
 
   @Test("closes at the server when made in a bag task whose bag cancels all its work")
   func bagTaskCancelAll() async throws {
-    let model = ProfileModel()
-    model.load(slowURL(id: "a-all"))
-    let record = await disconnect(id: "a-all", pattern: "bag task, cancelAll") {
-      model.cancelBag.cancelAll()
+    try await withServer { server in
+      let model = ProfileModel()
+      model.load(slowURL(on: server, id: "a-all"))
+      let record = await disconnect(on: server, id: "a-all", pattern: "bag task, cancelAll") {
+        model.cancelBag.cancelAll()
+      }
+      #expect(record?.clientWentAway == true)
+      #expect(model.shown == nil)
+      await Self.waitUntilEmpty(model.cancelBag)
     }
-    #expect(record?.clientWentAway == true)
-    #expect(model.shown == nil)
-    await Self.waitUntilEmpty(model.cancelBag)
   }
 
   @Test("closes at the server when made in autoCancelTask and the owner goes away")
   func autoCancelTaskOwnerGone() async throws {
-    var model: ProfileModel? = ProfileModel()
-    model?.reload(slowURL(id: "b-owner"))
-    let record = await disconnect(id: "b-owner", pattern: "autoCancelTask, owner gone") {
-      model = nil
+    try await withServer { server in
+      var model: ProfileModel? = ProfileModel()
+      model?.reload(slowURL(on: server, id: "b-owner"))
+      let record = await disconnect(
+        on: server, id: "b-owner", pattern: "autoCancelTask, owner gone"
+      ) {
+        model = nil
+      }
+      #expect(record?.clientWentAway == true)
     }
-    #expect(record?.clientWentAway == true)
   }
 
   @Test(
     "closes at the server when made in an awaited owner method whose awaiting task is cancelled")
   func awaitedMethodTaskCancelled() async throws {
-    let model = ProfileModel()
-    let url = slowURL(id: "c-task")
-    let view = Task { try await model.refresh(url) }  // what SwiftUI's .task {} runs
-    let record = await disconnect(id: "c-task", pattern: "awaited method, task cancelled") {
-      view.cancel()
+    try await withServer { server in
+      let model = ProfileModel()
+      let url = slowURL(on: server, id: "c-task")
+      let view = Task { try await model.refresh(url) }  // what SwiftUI's .task {} runs
+      let record = await disconnect(
+        on: server, id: "c-task", pattern: "awaited method, task cancelled"
+      ) {
+        view.cancel()
+      }
+      #expect(record?.clientWentAway == true)
+      await #expect(throws: CancellationError.self) { _ = try await view.value }
+      #expect(model.cancelBag.count == 0)
     }
-    #expect(record?.clientWentAway == true)
-    await #expect(throws: CancellationError.self) { _ = try await view.value }
-    #expect(model.cancelBag.count == 0)
   }
 
   @Test("closes at the server when made in an awaited owner method whose bag cancels all")
   func awaitedMethodCancelAll() async throws {
-    let model = ProfileModel()
-    let url = slowURL(id: "c-all")
-    let view = Task { try await model.refresh(url) }
-    let record = await disconnect(id: "c-all", pattern: "awaited method, cancelAll") {
-      model.cancelBag.cancelAll()
+    try await withServer { server in
+      let model = ProfileModel()
+      let url = slowURL(on: server, id: "c-all")
+      let view = Task { try await model.refresh(url) }
+      let record = await disconnect(on: server, id: "c-all", pattern: "awaited method, cancelAll") {
+        model.cancelBag.cancelAll()
+      }
+      #expect(record?.clientWentAway == true)
+      await #expect(throws: CancellationError.self) { _ = try await view.value }
     }
-    #expect(record?.clientWentAway == true)
-    await #expect(throws: CancellationError.self) { _ = try await view.value }
   }
 
   @Test("hands a completed body to the owner and leaves nothing in the bag")
   func completedRequestDelivers() async throws {
-    let model = ProfileModel()
-    model.load(server.url("/bytes?size=4096&id=a-done"))
-    // The task shows the body before it leaves the bag.
-    await Self.waitUntilEmpty(model.cancelBag)
-    #expect(model.shown?.count == 4096)
+    try await withServer { server in
+      let model = ProfileModel()
+      model.load(server.url("/bytes?size=4096&id=a-done"))
+      // The task shows the body before it leaves the bag.
+      await Self.waitUntilEmpty(model.cancelBag)
+      #expect(model.shown?.count == 4096)
+    }
   }
 
   /// The async calls that take a bag, each reached through `self?.cancelBag` from a plain task.
@@ -188,17 +198,20 @@ struct AsyncOwnershipPatternTests {
     "closes at the server when made in a plain task with in: self?.cancelBag and the owner goes",
     arguments: Helper.allCases)
   func weakSelfBagOwnerGone(helper: Helper) async throws {
-    var model: ProfileModel? = ProfileModel()
-    let id = "d-\(helper.rawValue)"
-    switch helper {
-    case .data: model?.loadInTask(slowURL(id: id))
-    case .download: model?.downloadInTask(slowURL(id: id))
-    case .stream: model?.streamInTask(slowURL(id: id))
+    try await withServer { server in
+      var model: ProfileModel? = ProfileModel()
+      let id = "d-\(helper.rawValue)"
+      switch helper {
+      case .data: model?.loadInTask(slowURL(on: server, id: id))
+      case .download: model?.downloadInTask(slowURL(on: server, id: id))
+      case .stream: model?.streamInTask(slowURL(on: server, id: id))
+      }
+      let record = await disconnect(on: server, id: id, pattern: "plain task, in: self?.cancelBag")
+      {
+        model = nil
+      }
+      #expect(record?.clientWentAway == true)
+      #expect(record?.completed == false)
     }
-    let record = await disconnect(id: id, pattern: "plain task, in: self?.cancelBag") {
-      model = nil
-    }
-    #expect(record?.clientWentAway == true)
-    #expect(record?.completed == false)
   }
 }

@@ -15,12 +15,6 @@ import Testing
 /// them cancelled from another thread right after `resume()`, ten rounds.
 @Suite("Requests under load on sessions with a cache", timeLimit(minutes: 1))
 struct CancellationLoadTests {
-  let server: TestServer
-
-  init() throws {
-    server = TestServer()
-    try server.start()
-  }
 
   enum Route: String, CaseIterable, Sendable {
     case sharedCacheSession  // default configuration: URLCache.shared, no delegate (twin)
@@ -49,61 +43,64 @@ struct CancellationLoadTests {
     "neither crash nor hang when half the owners go away right after resume()",
     arguments: Route.allCases)
   func halfReleasedRightAfterResume(route: Route) async throws {
-    let session =
-      route == .delegateSession
-      ? URLSession(configuration: .default, delegate: Delegate(), delegateQueue: nil)
-      : URLSession(configuration: .default)
-    defer { session.finishTasksAndInvalidate() }
-    #expect(session.configuration.urlCache != nil)
-    let counter = CallCounter()
-    let outcomes = CallCounter()  // by Outcome
-    let rounds = 10
-    let perRound = 50
-    var kept: [Owner] = []
-    for round in 0..<rounds {
-      let (stream, completed) = AsyncStream<Int>.makeStream()
-      for index in 0..<perRound {
-        let id = round * perRound + index
-        let owner = Slot(Owner())
-        let url = server.url("/bytes?size=2048&id=load-\(id)")
-        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
-          data, _, error in
-          counter.record(id)
-          outcomes.record(Outcome(answered: data?.count == 2048, error: error).rawValue)
-          completed.yield(id)
-        }
-        owner.peek { owner in
-          let bag = owner!.cancelBag
-          switch route {
-          case .sharedCacheSession, .delegateSession:
-            session.dataTask(with: url, in: bag, completionHandler: handler).resume()
-          case .rawTasksInBags:
-            let registration = Slot<CancelRegistration>(nil)
-            let task = session.dataTask(with: url) { data, response, error in
-              registration.take()?.finish()
-              handler(data, response, error)
+    try await withServer { server in
+      let session =
+        route == .delegateSession
+        ? URLSession(configuration: .default, delegate: Delegate(), delegateQueue: nil)
+        : URLSession(configuration: .default)
+      defer { session.finishTasksAndInvalidate() }
+      #expect(session.configuration.urlCache != nil)
+      let counter = CallCounter()
+      let outcomes = CallCounter()  // by Outcome
+      let rounds = 10
+      let perRound = 50
+      var kept: [Owner] = []
+      for round in 0..<rounds {
+        let (stream, completed) = AsyncStream<Int>.makeStream()
+        for index in 0..<perRound {
+          let id = round * perRound + index
+          let owner = Slot(Owner())
+          let url = server.url("/bytes?size=2048&id=load-\(id)")
+          let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
+            data, _, error in
+            counter.record(id)
+            outcomes.record(Outcome(answered: data?.count == 2048, error: error).rawValue)
+            completed.yield(id)
+          }
+          owner.peek { owner in
+            let bag = owner!.cancelBag
+            switch route {
+            case .sharedCacheSession, .delegateSession:
+              session.dataTask(with: url, in: bag, completionHandler: handler).resume()
+            case .rawTasksInBags:
+              let registration = Slot<CancelRegistration>(nil)
+              let task = session.dataTask(with: url) { data, response, error in
+                registration.take()?.finish()
+                handler(data, response, error)
+              }
+              registration.put(bag.add(task))
+              task.resume()
             }
-            registration.put(bag.add(task))
-            task.resume()
+          }
+          if index.isMultiple(of: 2) {
+            DispatchQueue.global().async { _ = owner.take() }
+          } else if let survivor = owner.take() {
+            kept.append(survivor)
           }
         }
-        if index.isMultiple(of: 2) {
-          DispatchQueue.global().async { _ = owner.take() }
-        } else if let survivor = owner.take() {
-          kept.append(survivor)
-        }
+        let arrived = await collect(perRound, from: stream, watchdog: 20)
+        #expect(arrived == perRound, "round \(round): \(arrived) of \(perRound) handlers ran")
+        if arrived != perRound { return }
       }
-      let arrived = await collect(perRound, from: stream, watchdog: 20)
-      #expect(arrived == perRound, "round \(round): \(arrived) of \(perRound) handlers ran")
-      if arrived != perRound { return }
+      let counts = counter.counts
+      #expect(counts.count == rounds * perRound)
+      #expect(counts.values.allSatisfy { $0 == 1 }, "every completion handler ran exactly once")
+      #expect(outcomes.counts[2] == nil, "no outcome other than data or a cancellation")
+      #expect(kept.allSatisfy { $0.cancelBag.count == 0 }, "completed work left the bags")
+      print(
+        "route \(route): \(outcomes.counts[0] ?? 0) completed, \(outcomes.counts[1] ?? 0) cancelled"
+      )
     }
-    let counts = counter.counts
-    #expect(counts.count == rounds * perRound)
-    #expect(counts.values.allSatisfy { $0 == 1 }, "every completion handler ran exactly once")
-    #expect(outcomes.counts[2] == nil, "no outcome other than data or a cancellation")
-    #expect(kept.allSatisfy { $0.cancelBag.count == 0 }, "completed work left the bags")
-    print(
-      "route \(route): \(outcomes.counts[0] ?? 0) completed, \(outcomes.counts[1] ?? 0) cancelled")
   }
 
   /// One phase of the mixed load: `owners` owners, `perOwner` requests each (callback data,
@@ -111,7 +108,7 @@ struct CancellationLoadTests {
   /// seeded moment: right away from another thread, inside one of its completion handlers,
   /// or never. Returns after every completion arrived (or the watchdog fired).
   func mixedLoad(
-    session: URLSession, owners: Int, perOwner: Int, phase: Int,
+    server: LoopbackHTTPServer, session: URLSession, owners: Int, perOwner: Int, phase: Int,
     generator: inout SeededGenerator, counter: CallCounter
   ) async -> (arrived: Int, expected: Int, kept: [Owner]) {
     let (stream, completed) = AsyncStream<Int>.makeStream()
@@ -160,36 +157,39 @@ struct CancellationLoadTests {
 
   @Test("complete once each, hundreds across dozens of owners, leaking no descriptors")
   func dozensOfOwners() async throws {
-    let seed = TestSeed.fresh()
-    print("dozensOfOwners: \(TestSeed.describe(seed))")
-    var generator = SeededGenerator(seed: seed)
-    let session = URLSession(configuration: .default)  // URLCache.shared, no delegate
-    defer { session.finishTasksAndInvalidate() }
-    let counter = CallCounter()
-    let first = await mixedLoad(
-      session: session, owners: 24, perOwner: 8, phase: 0, generator: &generator,
-      counter: counter)
-    #expect(
-      first.arrived == first.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 0")
-    let descriptorsAfterFirst = try openFileDescriptorCount()
-    let second = await mixedLoad(
-      session: session, owners: 24, perOwner: 8, phase: 1, generator: &generator,
-      counter: counter)
-    #expect(
-      second.arrived == second.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 1")
-    let descriptorsAfterSecond = try openFileDescriptorCount()
-    print(
-      "dozensOfOwners: \(first.expected + second.expected) requests, descriptors after phase 0:"
-        + " \(descriptorsAfterFirst), after phase 1: \(descriptorsAfterSecond)")
-    let counts = counter.counts
-    #expect(counts.count == first.expected + second.expected, "\(TestSeed.describe(seed))")
-    #expect(counts.values.allSatisfy { $0 == 1 }, "\(TestSeed.describe(seed)): a handler ran twice")
-    // A leak grows with the requests (192 per phase); the connection pool does not.
-    #expect(
-      descriptorsAfterSecond - descriptorsAfterFirst < 24,
-      "\(TestSeed.describe(seed)): \(descriptorsAfterFirst) → \(descriptorsAfterSecond) descriptors"
-    )
-    #expect((first.kept + second.kept).allSatisfy { $0.cancelBag.count == 0 })
+    try await withServer { server in
+      let seed = TestSeed.fresh()
+      print("dozensOfOwners: \(TestSeed.describe(seed))")
+      var generator = SeededGenerator(seed: seed)
+      let session = URLSession(configuration: .default)  // URLCache.shared, no delegate
+      defer { session.finishTasksAndInvalidate() }
+      let counter = CallCounter()
+      let first = await mixedLoad(
+        server: server, session: session, owners: 24, perOwner: 8, phase: 0, generator: &generator,
+        counter: counter)
+      #expect(
+        first.arrived == first.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 0")
+      let descriptorsAfterFirst = try openFileDescriptorCount()
+      let second = await mixedLoad(
+        server: server, session: session, owners: 24, perOwner: 8, phase: 1, generator: &generator,
+        counter: counter)
+      #expect(
+        second.arrived == second.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 1")
+      let descriptorsAfterSecond = try openFileDescriptorCount()
+      print(
+        "dozensOfOwners: \(first.expected + second.expected) requests, descriptors after phase 0:"
+          + " \(descriptorsAfterFirst), after phase 1: \(descriptorsAfterSecond)")
+      let counts = counter.counts
+      #expect(counts.count == first.expected + second.expected, "\(TestSeed.describe(seed))")
+      #expect(
+        counts.values.allSatisfy { $0 == 1 }, "\(TestSeed.describe(seed)): a handler ran twice")
+      // A leak grows with the requests (192 per phase); the connection pool does not.
+      #expect(
+        descriptorsAfterSecond - descriptorsAfterFirst < 24,
+        "\(TestSeed.describe(seed)): \(descriptorsAfterFirst) → \(descriptorsAfterSecond) descriptors"
+      )
+      #expect((first.kept + second.kept).allSatisfy { $0.cancelBag.count == 0 })
+    }
   }
 
   /// The kinds of session a raw task is made on: each has a URL cache its data tasks ask.
@@ -206,67 +206,70 @@ struct CancellationLoadTests {
     "neither crash nor hang when raw tasks' owners go at seeded moments racing their completion, cached answers included",
     arguments: SessionKind.allCases)
   func rawTasksRaceTheirCompletion(kind: SessionKind) async throws {
-    let seed = TestSeed.fresh()
-    var random = SeededGenerator(seed: seed)
-    let context = "\(kind.rawValue), \(TestSeed.describe(seed))"
-    let session: URLSession
-    switch kind {
-    case .shared: session = URLSession.shared
-    case .default: session = URLSession(configuration: .default)
-    case .ephemeral: session = URLSession(configuration: .ephemeral)
-    }
-    // A stored answer for /cached: tasks there complete from the cache, in microseconds.
-    let cachedURL = server.url("/cached")
-    let cachedResponse = HTTPURLResponse(
-      url: cachedURL, statusCode: 200, httpVersion: "HTTP/1.1",
-      headerFields: ["Cache-Control": "max-age=3600", "Content-Length": "4"])!
-    session.configuration.urlCache?.storeCachedResponse(
-      CachedURLResponse(response: cachedResponse, data: Data("hit!".utf8)),
-      for: URLRequest(url: cachedURL))
-    let calls = CallCounter()
-    let outcomes = CallCounter()  // by Outcome
-    let (stream, completed) = AsyncStream<Int>.makeStream()
-    let count = Self.racesPerKind
-    for id in 0..<count {
-      let owner = Slot(Owner())
-      let url: URL
-      switch random.below(3) {
-      case 0: url = cachedURL
-      case 1: url = server.url("/bytes?size=\(random.below(4000) + 1)")
-      default: url = server.url("/slow?size=20000&chunk=1000&interval_ms=1")  // about 20 ms
+    try await withServer { server in
+      let seed = TestSeed.fresh()
+      var random = SeededGenerator(seed: seed)
+      let context = "\(kind.rawValue), \(TestSeed.describe(seed))"
+      let session: URLSession
+      switch kind {
+      case .shared: session = URLSession.shared
+      case .default: session = URLSession(configuration: .default)
+      case .ephemeral: session = URLSession(configuration: .ephemeral)
       }
-      let bindFirst = random.chance(50)
-      let delay = random.below(30)  // 0: release at once; else after that many milliseconds
-      owner.peek { owner in
-        let task = session.dataTask(with: url) { _, response, error in
-          calls.record(id)
-          outcomes.record(Outcome(answered: error == nil && response != nil, error: error).rawValue)
-          completed.yield(id)
+      // A stored answer for /cached: tasks there complete from the cache, in microseconds.
+      let cachedURL = server.url("/cached")
+      let cachedResponse = HTTPURLResponse(
+        url: cachedURL, statusCode: 200, httpVersion: "HTTP/1.1",
+        headerFields: ["Cache-Control": "max-age=3600", "Content-Length": "4"])!
+      session.configuration.urlCache?.storeCachedResponse(
+        CachedURLResponse(response: cachedResponse, data: Data("hit!".utf8)),
+        for: URLRequest(url: cachedURL))
+      let calls = CallCounter()
+      let outcomes = CallCounter()  // by Outcome
+      let (stream, completed) = AsyncStream<Int>.makeStream()
+      let count = Self.racesPerKind
+      for id in 0..<count {
+        let owner = Slot(Owner())
+        let url: URL
+        switch random.below(3) {
+        case 0: url = cachedURL
+        case 1: url = server.url("/bytes?size=\(random.below(4000) + 1)")
+        default: url = server.url("/slow?size=20000&chunk=1000&interval_ms=1")  // about 20 ms
         }
-        if bindFirst { owner!.autoCancel(task) }
-        task.resume()
-        if !bindFirst { owner!.autoCancel(task) }
-      }
-      if delay == 0 {
-        DispatchQueue.global().async { _ = owner.take() }
-      } else {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
-          _ = owner.take()
+        let bindFirst = random.chance(50)
+        let delay = random.below(30)  // 0: release at once; else after that many milliseconds
+        owner.peek { owner in
+          let task = session.dataTask(with: url) { _, response, error in
+            calls.record(id)
+            outcomes.record(
+              Outcome(answered: error == nil && response != nil, error: error).rawValue)
+            completed.yield(id)
+          }
+          if bindFirst { owner!.autoCancel(task) }
+          task.resume()
+          if !bindFirst { owner!.autoCancel(task) }
+        }
+        if delay == 0 {
+          DispatchQueue.global().async { _ = owner.take() }
+        } else {
+          DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+            _ = owner.take()
+          }
         }
       }
+      let arrived = await collect(count, from: stream, watchdog: 60)
+      #expect(arrived == count, "\(context): \(arrived) of \(count) handlers ran")
+      #expect(calls.counts.values.allSatisfy { $0 == 1 }, "\(context): a handler ran twice")
+      #expect(outcomes.counts[2] == nil, "\(context): an outcome other than an answer or a cancel")
+      // The session survived every cancel.
+      let (data, _, error) = await completion { handler in
+        session.dataTask(with: server.url("/bytes?size=32"), completionHandler: handler).resume()
+      }
+      #expect(error == nil && data?.count == 32, "\(context)")
+      print(
+        "cancel races, \(context): \(outcomes.counts[0] ?? 0) answered, "
+          + "\(outcomes.counts[1] ?? 0) cancelled")
+      if kind != .shared { session.finishTasksAndInvalidate() }
     }
-    let arrived = await collect(count, from: stream, watchdog: 60)
-    #expect(arrived == count, "\(context): \(arrived) of \(count) handlers ran")
-    #expect(calls.counts.values.allSatisfy { $0 == 1 }, "\(context): a handler ran twice")
-    #expect(outcomes.counts[2] == nil, "\(context): an outcome other than an answer or a cancel")
-    // The session survived every cancel.
-    let (data, _, error) = await completion { handler in
-      session.dataTask(with: server.url("/bytes?size=32"), completionHandler: handler).resume()
-    }
-    #expect(error == nil && data?.count == 32, "\(context)")
-    print(
-      "cancel races, \(context): \(outcomes.counts[0] ?? 0) answered, "
-        + "\(outcomes.counts[1] ?? 0) cancelled")
-    if kind != .shared { session.finishTasksAndInvalidate() }
   }
 }

@@ -111,9 +111,9 @@ struct OperationFinishReportingTests {
     owner?.autoCancel(operation)
     // Started on a thread of its own; from here on only that thread and the bag hold it.
     Thread.detachNewThread { [operation] in operation.start() }
-    await started.opened()
+    await started.wait()
     owner = nil
-    await cancelled.opened()
+    await cancelled.wait()
   }
 
   @Test("are cancelled when their owner goes, if asynchronous and held by nobody else")
@@ -125,7 +125,7 @@ struct OperationFinishReportingTests {
     operation!.start()  // returns at once; the operation runs until it is cancelled
     operation = nil  // the caller lets go, as with a fire-and-forget request
     owner = nil
-    await cancelled.opened()
+    await cancelled.wait()
   }
 }
 

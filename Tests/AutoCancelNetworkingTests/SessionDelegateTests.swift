@@ -47,81 +47,89 @@ final class DecidingDelegate: NSObject, URLSessionTaskDelegate, Sendable {
 
 @Suite("Requests on a session whose delegate decides", timeLimit(minutes: 1))
 struct SessionDelegateTests {
-  let server: TestServer
-
-  init() throws {
-    server = TestServer()
-    try server.start()
-  }
 
   /// `/auth`, answered with 64 bytes once the request carries `user:secret`.
-  var authURL: URL { server.url("/auth?user=user&password=secret&size=64") }
+  func authURL(on server: LoopbackHTTPServer) -> URL {
+    server.url("/auth?user=user&password=secret&size=64")
+  }
 
   @Test("stream past an authentication challenge the session's delegate answers")
   func streamChallengeAnswered() async throws {
-    let delegate = DecidingDelegate(
-      credential: URLCredential(user: "user", password: "secret", persistence: .none))
-    let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-    defer { session.finishTasksAndInvalidate() }
-    let (body, response) = try await session.stream(for: URLRequest(url: authURL), in: nil)
-    var total = 0
-    for try await chunk in body { total += chunk.count }
-    #expect((response as? HTTPURLResponse)?.statusCode == 200)
-    #expect(total == 64)
-    #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+    try await withServer { server in
+      let delegate = DecidingDelegate(
+        credential: URLCredential(user: "user", password: "secret", persistence: .none))
+      let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+      defer { session.finishTasksAndInvalidate() }
+      let (body, response) = try await session.stream(
+        for: URLRequest(url: authURL(on: server)), in: nil)
+      var total = 0
+      for try await chunk in body { total += chunk.count }
+      #expect((response as? HTTPURLResponse)?.statusCode == 200)
+      #expect(total == 64)
+      #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+    }
   }
 
   @Test("stream no further when the session's delegate refuses the challenge")
   func streamChallengeRefused() async throws {
-    let delegate = DecidingDelegate(credential: nil)
-    let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-    defer { session.finishTasksAndInvalidate() }
-    let bag = CancelBag()
-    await #expect {
-      let (body, _) = try await session.stream(for: URLRequest(url: authURL), in: bag)
-      for try await _ in body {}
-    } throws: { !($0 is CancellationError) }
-    #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
-    #expect(bag.count == 0)
+    try await withServer { server in
+      let delegate = DecidingDelegate(credential: nil)
+      let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+      defer { session.finishTasksAndInvalidate() }
+      let bag = CancelBag()
+      await #expect {
+        let (body, _) = try await session.stream(for: URLRequest(url: authURL(on: server)), in: bag)
+        for try await _ in body {}
+      } throws: { !($0 is CancellationError) }
+      #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+      #expect(bag.count == 0)
+    }
   }
 
   @Test("stream a 401 as the answer when the session has no delegate to answer its challenge")
   func streamChallengeUnanswered() async throws {
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    let bag = CancelBag()
-    let (body, response) = try await session.stream(for: URLRequest(url: authURL), in: bag)
-    var total = 0
-    for try await chunk in body { total += chunk.count }
-    #expect((response as? HTTPURLResponse)?.statusCode == 401)
-    #expect(total > 0)
-    #expect(bag.count == 0)
+    try await withServer { server in
+      let session = URLSession(configuration: .ephemeral)
+      defer { session.finishTasksAndInvalidate() }
+      let bag = CancelBag()
+      let (body, response) = try await session.stream(
+        for: URLRequest(url: authURL(on: server)), in: bag)
+      var total = 0
+      for try await chunk in body { total += chunk.count }
+      #expect((response as? HTTPURLResponse)?.statusCode == 401)
+      #expect(total > 0)
+      #expect(bag.count == 0)
+    }
   }
 
   @Test("stream the redirect itself when the session's delegate refuses to follow it")
   func streamRedirectRefused() async throws {
-    let delegate = DecidingDelegate(credential: nil, followsRedirects: false)
-    let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-    defer { session.finishTasksAndInvalidate() }
-    let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused")
-    let (body, response) = try await session.stream(for: URLRequest(url: url), in: nil)
-    for try await _ in body {}
-    #expect((response as? HTTPURLResponse)?.statusCode == 302)
-    #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+    try await withServer { server in
+      let delegate = DecidingDelegate(credential: nil, followsRedirects: false)
+      let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+      defer { session.finishTasksAndInvalidate() }
+      let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused")
+      let (body, response) = try await session.stream(for: URLRequest(url: url), in: nil)
+      for try await _ in body {}
+      #expect((response as? HTTPURLResponse)?.statusCode == 302)
+      #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+    }
   }
 
   @Test("hand a helper's task the redirect itself when the session's delegate refuses it")
   func dataTaskRedirectRefused() async throws {
-    let delegate = DecidingDelegate(credential: nil, followsRedirects: false)
-    let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-    defer { session.finishTasksAndInvalidate() }
-    let bag = CancelBag()
-    let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused-task")
-    let (_, response, error) = await completion { handler in
-      session.dataTask(with: url, in: bag, completionHandler: handler).resume()
+    try await withServer { server in
+      let delegate = DecidingDelegate(credential: nil, followsRedirects: false)
+      let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+      defer { session.finishTasksAndInvalidate() }
+      let bag = CancelBag()
+      let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused-task")
+      let (_, response, error) = await completion { handler in
+        session.dataTask(with: url, in: bag, completionHandler: handler).resume()
+      }
+      #expect(error == nil)
+      #expect((response as? HTTPURLResponse)?.statusCode == 302)
+      #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
     }
-    #expect(error == nil)
-    #expect((response as? HTTPURLResponse)?.statusCode == 302)
-    #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
   }
 }

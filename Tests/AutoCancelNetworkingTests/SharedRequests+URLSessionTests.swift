@@ -22,82 +22,82 @@ struct SharedRequestsURLSessionTests {
 
   @Test("download once for several owners, who all get the body")
   func downloadsOnce() async throws {
-    let server = LoopbackHTTPServer()
-    try server.start()
-    defer { server.stop() }
-    let session = makeCachingSession()
-    let shared = SharedURLRequests()
-    // About 20 s at the server's pace: the last owner joins long before the body ends. If it
-    // ever did not, the test fails with a message rather than passing by luck.
-    let request = Self.slowRequest(
-      server, id: "once", size: 16_000_000, intervalMilliseconds: 20)
-    let owners = (0..<4).map { _ in Owner() }
-    let tasks = owners.map { owner in
-      owner.cancelBag.task { try await shared.data(for: request, session: session) }
+    try await withServer { server in
+      let session = makeCachingSession()
+      let shared = SharedURLRequests()
+      // About 20 s at the server's pace: the last owner joins long before the body ends. If it
+      // ever did not, the test fails with a message rather than passing by luck.
+      let request = Self.slowRequest(
+        server, id: "once", size: 16_000_000, intervalMilliseconds: 20)
+      let owners = (0..<4).map { _ in Owner() }
+      let tasks = owners.map { owner in
+        owner.cancelBag.task { try await shared.data(for: request, session: session) }
+      }
+      await waitUntil("all four owners share the download, or it ends") {
+        shared.callerCount(for: request) == 4 || server.record(id: "once")?.isFinished == true
+      }
+      #expect(
+        shared.callerCount(for: request) == 4, "the download ended before every owner joined")
+      for task in tasks {
+        let data = try await task.value.data
+        #expect(data.count == 16_000_000)
+      }
+      #expect(server.records.filter { $0.id == "once" }.count == 1)
+      withExtendedLifetime(owners) {}
     }
-    await waitUntil("all four owners share the download, or it ends") {
-      shared.callerCount(for: request) == 4 || server.record(id: "once")?.isFinished == true
-    }
-    #expect(
-      shared.callerCount(for: request) == 4, "the download ended before every owner joined")
-    for task in tasks { #expect(try await task.value.data.count == 16_000_000) }
-    #expect(server.records.filter { $0.id == "once" }.count == 1)
-    withExtendedLifetime(owners) {}
   }
 
   @Test("go on for the other owners when one owner goes away")
   func oneOwnerLeaves() async throws {
-    let server = LoopbackHTTPServer()
-    try server.start()
-    defer { server.stop() }
-    let session = makeCachingSession()
-    let shared = SharedURLRequests()
-    // Too slow to finish during the test, however loaded the machine: the second owner joins
-    // it for sure, and only the test ends it.
-    let request = Self.slowRequest(
-      server, id: "stay", size: 50_000_000, intervalMilliseconds: 20)
-    var leaving: Owner? = Owner()
-    let staying = Owner()
-    let left = leaving!.cancelBag.task { try await shared.data(for: request, session: session) }
-    _ = try #require(await server.waitForRecord(id: "stay", where: { $0.bytesSent > 0 }))
-    let stays = staying.cancelBag.task { try await shared.data(for: request, session: session) }
-    await waitUntil("both owners share the download") { shared.callerCount(for: request) == 2 }
-    leaving = nil  // its bag ends: its task stops waiting, the download goes on
-    await #expect(throws: CancellationError.self) { try await left.value }
-    #expect(shared.callerCount(for: request) == 1)
-    // The download goes on: the server keeps sending to a client that is still there.
-    let sentAtLeave = try #require(server.record(id: "stay")).bytesSent
-    let goingOn = try #require(
-      await server.waitForRecord(id: "stay") {
-        $0.bytesSent > sentAtLeave + 65_536 || $0.clientWentAway
-      })
-    #expect(!goingOn.clientWentAway)
-    staying.cancelBag.end()
-    await #expect(throws: CancellationError.self) { try await stays.value }
-    #expect(server.records.filter { $0.id == "stay" }.count == 1)
+    try await withServer { server in
+      let session = makeCachingSession()
+      let shared = SharedURLRequests()
+      // Too slow to finish during the test, however loaded the machine: the second owner joins
+      // it for sure, and only the test ends it.
+      let request = Self.slowRequest(
+        server, id: "stay", size: 50_000_000, intervalMilliseconds: 20)
+      var leaving: Owner? = Owner()
+      let staying = Owner()
+      let left = leaving!.cancelBag.task { try await shared.data(for: request, session: session) }
+      _ = try #require(await server.waitForRecord(id: "stay", where: { $0.bytesSent > 0 }))
+      let stays = staying.cancelBag.task { try await shared.data(for: request, session: session) }
+      await waitUntil("both owners share the download") { shared.callerCount(for: request) == 2 }
+      leaving = nil  // its bag ends: its task stops waiting, the download goes on
+      await #expect(throws: CancellationError.self) { try await left.value }
+      #expect(shared.callerCount(for: request) == 1)
+      // The download goes on: the server keeps sending to a client that is still there.
+      let sentAtLeave = try #require(server.record(id: "stay")).bytesSent
+      let goingOn = try #require(
+        await server.waitForRecord(id: "stay") {
+          $0.bytesSent > sentAtLeave + 65_536 || $0.clientWentAway
+        })
+      #expect(!goingOn.clientWentAway)
+      staying.cancelBag.end()
+      await #expect(throws: CancellationError.self) { try await stays.value }
+      #expect(server.records.filter { $0.id == "stay" }.count == 1)
+    }
   }
 
   @Test("cancel the download at the server when the last owner goes away")
   func lastOwnerLeaves() async throws {
-    let server = LoopbackHTTPServer()
-    try server.start()
-    defer { server.stop() }
-    let session = makeCachingSession()
-    let shared = SharedURLRequests()
-    // Too slow to finish during the test, however loaded the machine: only a cancel ends it.
-    let request = Self.slowRequest(
-      server, id: "all-gone", size: 50_000_000, intervalMilliseconds: 20)
-    var owners: [Owner] = [Owner(), Owner()]
-    let tasks = owners.map { owner in
-      owner.cancelBag.task { try await shared.data(for: request, session: session) }
+    try await withServer { server in
+      let session = makeCachingSession()
+      let shared = SharedURLRequests()
+      // Too slow to finish during the test, however loaded the machine: only a cancel ends it.
+      let request = Self.slowRequest(
+        server, id: "all-gone", size: 50_000_000, intervalMilliseconds: 20)
+      var owners: [Owner] = [Owner(), Owner()]
+      let tasks = owners.map { owner in
+        owner.cancelBag.task { try await shared.data(for: request, session: session) }
+      }
+      _ = try #require(await server.waitForRecord(id: "all-gone", where: { $0.bytesSent > 0 }))
+      owners.removeAll()
+      for task in tasks {
+        await #expect(throws: CancellationError.self) { try await task.value }
+      }
+      let record = try #require(
+        await server.waitForRecord(id: "all-gone", where: { $0.clientWentAway }))
+      #expect(record.bytesSent < 50_000_000)
     }
-    _ = try #require(await server.waitForRecord(id: "all-gone", where: { $0.bytesSent > 0 }))
-    owners.removeAll()
-    for task in tasks {
-      await #expect(throws: CancellationError.self) { try await task.value }
-    }
-    let record = try #require(
-      await server.waitForRecord(id: "all-gone", where: { $0.clientWentAway }))
-    #expect(record.bytesSent < 50_000_000)
   }
 }

@@ -11,104 +11,112 @@ import Testing
 
 @Suite("Async URLSession calls bound to a bag", timeLimit(minutes: 1))
 struct URLSessionAutoCancelAsyncTests {
-  let server: TestServer
-
-  init() throws {
-    server = TestServer()
-    try server.start()
-  }
 
   @Test("return the body and leave the bag when they complete")
   func dataCompletes() async throws {
-    let bag = CancelBag()
-    let (data, response) = try await makeCachingSession().data(
-      from: server.url("/bytes?size=4096"), in: bag)
-    #expect(data.count == 4096)
-    #expect((response as? HTTPURLResponse)?.statusCode == 200)
-    #expect(bag.count == 0)
+    try await withServer { server in
+      let bag = CancelBag()
+      let (data, response) = try await makeCachingSession().data(
+        from: server.url("/bytes?size=4096"), in: bag)
+      #expect(data.count == 4096)
+      #expect((response as? HTTPURLResponse)?.statusCode == 200)
+      #expect(bag.count == 0)
+    }
   }
 
   @Test("throw CancellationError when the bag ends mid-download, and the server sees it")
   func bagEndsMidDownload() async throws {
-    let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-bag")
-    Task {
-      await server.expectRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
-      bag.end(reason: .custom("screen closed"))
+    try await withServer { server in
+      let bag = CancelBag()
+      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-bag")
+      Task {
+        await server.expectRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
+        bag.end(reason: .custom("screen closed"))
+      }
+      await #expect(throws: CancellationError.self) {
+        _ = try await makeCachingSession().data(from: url, in: bag)
+      }
+      let record = try #require(await server.waitForRecord(id: "async-bag"))
+      #expect(record.clientWentAway)
+      #expect(bag.count == 0)
     }
-    await #expect(throws: CancellationError.self) {
-      _ = try await makeCachingSession().data(from: url, in: bag)
-    }
-    let record = try #require(await server.waitForRecord(id: "async-bag"))
-    #expect(record.clientWentAway)
-    #expect(bag.count == 0)
   }
 
   @Test("throw CancellationError when the awaiting task is cancelled, and the server sees it")
   func swiftTaskCancelled() async throws {
-    let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-task")
-    let task = Task { try await makeCachingSession().data(from: url, in: bag) }
-    await server.expectRecord(id: "async-task") { $0.bytesSent >= 65_536 }
-    task.cancel()
-    await #expect(throws: CancellationError.self) { _ = try await task.value }
-    #expect((await task.result).isCancellationFailure)
-    let record = try #require(await server.waitForRecord(id: "async-task"))
-    #expect(record.clientWentAway)
-    #expect(bag.count == 0)
+    try await withServer { server in
+      let bag = CancelBag()
+      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-task")
+      let task = Task { try await makeCachingSession().data(from: url, in: bag) }
+      await server.expectRecord(id: "async-task") { $0.bytesSent >= 65_536 }
+      task.cancel()
+      await #expect(throws: CancellationError.self) { _ = try await task.value }
+      #expect((await task.result).isCancellationFailure)
+      let record = try #require(await server.waitForRecord(id: "async-task"))
+      #expect(record.clientWentAway)
+      #expect(bag.count == 0)
+    }
   }
 
   @Test("inside a bag task, stop when the bag cancels all its work")
   func bagTaskCancelAll() async throws {
-    let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-key")
-    let task = bag.task { try await makeCachingSession().data(from: url, in: nil) }
-    await server.expectRecord(id: "async-key") { $0.bytesSent >= 65_536 }
-    bag.cancelAll(reason: .replaced)
-    await #expect(throws: CancellationError.self) { _ = try await task.value }
-    let record = try #require(await server.waitForRecord(id: "async-key"))
-    #expect(record.clientWentAway)
-    #expect(bag.count == 0)
+    try await withServer { server in
+      let bag = CancelBag()
+      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-key")
+      let task = bag.task { try await makeCachingSession().data(from: url, in: nil) }
+      await server.expectRecord(id: "async-key") { $0.bytesSent >= 65_536 }
+      bag.cancelAll(reason: .replaced)
+      await #expect(throws: CancellationError.self) { _ = try await task.value }
+      let record = try #require(await server.waitForRecord(id: "async-key"))
+      #expect(record.clientWentAway)
+      #expect(bag.count == 0)
+    }
   }
 
   @Test("throw at once, sending nothing, when the bag already ended")
   func endedBag() async throws {
-    let bag = CancelBag()
-    bag.end(reason: .ownerGone)
-    await #expect(throws: CancellationError.self) {
-      _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=never"), in: bag)
+    try await withServer { server in
+      let bag = CancelBag()
+      bag.end(reason: .ownerGone)
+      await #expect(throws: CancellationError.self) {
+        _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=never"), in: bag)
+      }
+      // A request sent afterwards arrives; the cancelled one did not.
+      _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=after"), in: nil)
+      #expect(server.records.map(\.id) == ["after"])
     }
-    // A request sent afterwards arrives; the cancelled one did not.
-    _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=after"), in: nil)
-    #expect(server.records.map(\.id) == ["after"])
   }
 
   @Test("throw at once, sending nothing, when the awaiting task was already cancelled")
   func cancelledTask() async throws {
-    let url = server.url("/bytes?size=1&id=never")
-    let task = Task {
-      await suspendUntilCancelled()
-      return try await URLSession.shared.data(from: url, in: nil)
+    try await withServer { server in
+      let url = server.url("/bytes?size=1&id=never")
+      let task = Task {
+        await suspendUntilCancelled()
+        return try await URLSession.shared.data(from: url, in: nil)
+      }
+      task.cancel()
+      await #expect(throws: CancellationError.self) { _ = try await task.value }
+      _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=after"), in: nil)
+      #expect(server.records.map(\.id) == ["after"])
     }
-    task.cancel()
-    await #expect(throws: CancellationError.self) { _ = try await task.value }
-    _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=after"), in: nil)
-    #expect(server.records.map(\.id) == ["after"])
   }
 
   @Test("upload a body and download a file")
   func uploadAndDownload() async throws {
-    let bag = CancelBag()
-    let session = makeCachingSession()
-    var request = URLRequest(url: server.url("/upload"))
-    request.httpMethod = "POST"
-    let (reply, _) = try await session.upload(for: request, from: Data(count: 1234), in: bag)
-    #expect(String(decoding: reply, as: UTF8.self) == "1234")
-    let (file, _) = try await session.download(from: server.url("/bytes?size=7000"), in: bag)
-    defer { try? FileManager.default.removeItem(at: file) }
-    let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
-    #expect(size == 7000)
-    #expect(bag.count == 0)
+    try await withServer { server in
+      let bag = CancelBag()
+      let session = makeCachingSession()
+      var request = URLRequest(url: server.url("/upload"))
+      request.httpMethod = "POST"
+      let (reply, _) = try await session.upload(for: request, from: Data(count: 1234), in: bag)
+      #expect(String(decoding: reply, as: UTF8.self) == "1234")
+      let (file, _) = try await session.download(from: server.url("/bytes?size=7000"), in: bag)
+      defer { try? FileManager.default.removeItem(at: file) }
+      let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+      #expect(size == 7000)
+      #expect(bag.count == 0)
+    }
   }
 }
 

@@ -13,169 +13,181 @@ import Testing
   "URLSession tasks bound to a bag",
   timeLimit(minutes: 1))
 struct URLSessionAutoCancelTests {
-  let server: TestServer
-
-  init() throws {
-    server = TestServer()
-    try server.start()
-  }
 
   @Test("deliver the body of a completed request and leave the bag")
   func completedRequestLeavesTheBag() async throws {
-    let bag = CancelBag()
-    let session = makeCachingSession()
-    let (data, response, error) = await completion { done in
-      session.dataTask(with: server.url("/bytes?size=2048&id=ok"), in: bag, completionHandler: done)
+    try await withServer { server in
+      let bag = CancelBag()
+      let session = makeCachingSession()
+      let (data, response, error) = await completion { done in
+        session.dataTask(
+          with: server.url("/bytes?size=2048&id=ok"), in: bag, completionHandler: done
+        )
         .resume()
+      }
+      #expect(error == nil)
+      #expect(data?.count == 2048)
+      #expect((response as? HTTPURLResponse)?.statusCode == 200)
+      #expect(bag.count == 0)
     }
-    #expect(error == nil)
-    #expect(data?.count == 2048)
-    #expect((response as? HTTPURLResponse)?.statusCode == 200)
-    #expect(bag.count == 0)
   }
 
   @Test("record the caller's line as the work's call site, when the bag keeps call sites")
   func callSiteIsTheCallers() async throws {
-    let bag = CancelBag(label: nil, switches: DiagnosticSwitches(keepsCallSites: true))
-    let session = makeCachingSession()
-    let line = #line + 1
-    _ = session.dataTask(with: server.url("/bytes?size=1&id=site"), in: bag) { _, _, _ in }
-    #expect(bag.snapshot().first?.callSite == CallSite(fileID: #fileID, line: UInt(line)))
-    bag.end()
+    try await withServer { server in
+      let bag = CancelBag(label: nil, switches: DiagnosticSwitches(keepsCallSites: true))
+      let session = makeCachingSession()
+      let line = #line + 1
+      _ = session.dataTask(with: server.url("/bytes?size=1&id=site"), in: bag) { _, _, _ in }
+      #expect(bag.snapshot().first?.callSite == CallSite(fileID: #fileID, line: UInt(line)))
+      bag.end()
+    }
   }
 
   @Test(
     "report URLError(.cancelled) when the owner goes mid-download, and the server sees the client leave"
   )
   func ownerReleasedMidDownload() async throws {
-    let owner = Slot(Owner())
-    let session = makeCachingSession()
-    // 100 MB at 16 KB every 10 ms: a minute in full; a quarter of it, sent after the owner
-    // went, is 15 s of slack for a loaded machine under ThreadSanitizer. Typically 2 MB go out
-    // after the release, most of it into socket buffers. Counted from the release: a starved
-    // test may release the owner late, which says nothing of the cancel.
-    let size = 100_000_000
-    let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=10&id=mid")
-    let sentAtRelease = Protected(0)
-    let result = await withCheckedContinuation { continuation in
-      owner.peek { owner in
-        session.dataTask(with: url, in: owner!.cancelBag) { _, _, error in
-          continuation.resume(returning: error)
-        }.resume()
+    try await withServer { server in
+      let owner = Slot(Owner())
+      let session = makeCachingSession()
+      // 100 MB at 16 KB every 10 ms: a minute in full; a quarter of it, sent after the owner
+      // went, is 15 s of slack for a loaded machine under ThreadSanitizer. Typically 2 MB go out
+      // after the release, most of it into socket buffers. Counted from the release: a starved
+      // test may release the owner late, which says nothing of the cancel.
+      let size = 100_000_000
+      let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=10&id=mid")
+      let sentAtRelease = Protected(0)
+      let result = await withCheckedContinuation { continuation in
+        owner.peek { owner in
+          session.dataTask(with: url, in: owner!.cancelBag) { _, _, error in
+            continuation.resume(returning: error)
+          }.resume()
+        }
+        Task {
+          await server.expectRecord(id: "mid") { $0.bytesSent >= 65_536 }
+          let sent = server.record(id: "mid")?.bytesSent ?? 0
+          sentAtRelease.withLock { $0 = sent }
+          _ = owner.take()  // the last reference: the owner's deinit ends its bag
+        }
       }
-      Task {
-        await server.expectRecord(id: "mid") { $0.bytesSent >= 65_536 }
-        let sent = server.record(id: "mid")?.bytesSent ?? 0
-        sentAtRelease.withLock { $0 = sent }
-        _ = owner.take()  // the last reference: the owner's deinit ends its bag
-      }
+      #expect((result as? URLError)?.code == .cancelled)
+      let record = try #require(await server.waitForRecord(id: "mid"))
+      let sentAfter = record.bytesSent - sentAtRelease.current
+      print("owner released mid-download: the server sent \(sentAfter) bytes after the release")
+      #expect(record.clientWentAway)
+      #expect(!record.completed)
+      #expect(sentAfter < size / 4)
     }
-    #expect((result as? URLError)?.code == .cancelled)
-    let record = try #require(await server.waitForRecord(id: "mid"))
-    let sentAfter = record.bytesSent - sentAtRelease.current
-    print("owner released mid-download: the server sent \(sentAfter) bytes after the release")
-    #expect(record.clientWentAway)
-    #expect(!record.completed)
-    #expect(sentAfter < size / 4)
   }
 
   @Test(
     "report URLError(.cancelled) once when the bag ends between their making and resume(), and the server finishes nothing"
   )
   func endedBeforeResume() async throws {
-    let bag = CancelBag()
-    let session = makeCachingSession()
-    let counter = CallCounter()
-    // The server would hold the head for 20 s: a request that got through is cut before it.
-    let url = server.url("/delay?ms=20000&size=2048&id=early")
-    let error = await withCheckedContinuation { continuation in
-      let task = session.dataTask(with: url, in: bag) { _, _, error in
-        counter.record(0)
-        continuation.resume(returning: error)
+    try await withServer { server in
+      let bag = CancelBag()
+      let session = makeCachingSession()
+      let counter = CallCounter()
+      // The server would hold the head for 20 s: a request that got through is cut before it.
+      let url = server.url("/delay?ms=20000&size=2048&id=early")
+      let error = await withCheckedContinuation { continuation in
+        let task = session.dataTask(with: url, in: bag) { _, _, error in
+          counter.record(0)
+          continuation.resume(returning: error)
+        }
+        bag.end(reason: .custom("signed out"))
+        task.resume()  // may come before the bag's cancel, which never runs inline
       }
-      bag.end(reason: .custom("signed out"))
-      task.resume()  // may come before the bag's cancel, which never runs inline
-    }
-    #expect((error as? URLError)?.code == .cancelled)
-    #expect(error?.isCancellation == true)
-    #expect(counter.counts == [0: 1])
-    #expect(bag.count == 0)
-    if server.record(id: "early") != nil {
-      let record = await server.expectRecord(id: "early") { $0.isFinished }
-      #expect(record?.clientWentAway == true && record?.bytesSent == 0)
+      #expect((error as? URLError)?.code == .cancelled)
+      #expect(error?.isCancellation == true)
+      #expect(counter.counts == [0: 1])
+      #expect(bag.count == 0)
+      if server.record(id: "early") != nil {
+        let record = await server.expectRecord(id: "early") { $0.isFinished }
+        #expect(record?.clientWentAway == true && record?.bytesSent == 0)
+      }
     }
   }
 
   @Test("report URLError(.cancelled) and send nothing when made in a bag that had ended")
   func taskInEndedBag() async throws {
-    let bag = CancelBag()
-    bag.end(reason: .timedOut)
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    for index in 0..<20 {
-      let (data, _, error) = await completion { done in
-        let task = session.dataTask(
-          with: server.url("/bytes?size=10&id=ended-\(index)"), in: bag, completionHandler: done)
-        #expect(task.state == .canceling || task.state == .completed)
-        task.resume()
+    try await withServer { server in
+      let bag = CancelBag()
+      bag.end(reason: .timedOut)
+      let session = URLSession(configuration: .ephemeral)
+      defer { session.finishTasksAndInvalidate() }
+      for index in 0..<20 {
+        let (data, _, error) = await completion { done in
+          let task = session.dataTask(
+            with: server.url("/bytes?size=10&id=ended-\(index)"), in: bag, completionHandler: done)
+          #expect(task.state == .canceling || task.state == .completed)
+          task.resume()
+        }
+        #expect(data == nil)
+        #expect((error as? URLError)?.code == .cancelled)
       }
-      #expect(data == nil)
-      #expect((error as? URLError)?.code == .cancelled)
+      // A request sent afterwards arrives; none of the cancelled ones did.
+      _ = try await session.data(from: server.url("/bytes?size=10&id=after"), in: nil)
+      #expect(server.records.map(\.id) == ["after"])
     }
-    // A request sent afterwards arrives; none of the cancelled ones did.
-    _ = try await session.data(from: server.url("/bytes?size=10&id=after"), in: nil)
-    #expect(server.records.map(\.id) == ["after"])
   }
 
   @Test("send an upload's body and leave the bag")
   func uploadTaskCompletes() async throws {
-    let bag = CancelBag()
-    var request = URLRequest(url: server.url("/upload?id=up"))
-    request.httpMethod = "POST"
-    let body = Data(repeating: 7, count: 3000)
-    let (data, _, error) = await completion { done in
-      makeCachingSession().uploadTask(with: request, from: body, in: bag, completionHandler: done)
-        .resume()
+    try await withServer { server in
+      let bag = CancelBag()
+      var request = URLRequest(url: server.url("/upload?id=up"))
+      request.httpMethod = "POST"
+      let body = Data(repeating: 7, count: 3000)
+      let (data, _, error) = await completion { done in
+        makeCachingSession().uploadTask(with: request, from: body, in: bag, completionHandler: done)
+          .resume()
+      }
+      #expect(error == nil)
+      #expect(data.map { String(decoding: $0, as: UTF8.self) } == "3000")
+      #expect(bag.count == 0)
     }
-    #expect(error == nil)
-    #expect(data.map { String(decoding: $0, as: UTF8.self) } == "3000")
-    #expect(bag.count == 0)
   }
 
   @Test("hand over a download's file and leave the bag")
   func downloadTaskCompletes() async throws {
-    let bag = CancelBag()
-    let sizes: (Int?, (any Error)?) = await withCheckedContinuation { continuation in
-      makeCachingSession().downloadTask(with: server.url("/bytes?size=5000"), in: bag) {
-        file, _, error in
-        let size = file.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path) }
-          .flatMap { $0[.size] as? Int }
-        continuation.resume(returning: (size, error))
-      }.resume()
+    try await withServer { server in
+      let bag = CancelBag()
+      let sizes: (Int?, (any Error)?) = await withCheckedContinuation { continuation in
+        makeCachingSession().downloadTask(with: server.url("/bytes?size=5000"), in: bag) {
+          file, _, error in
+          let size = file.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path) }
+            .flatMap { $0[.size] as? Int }
+          continuation.resume(returning: (size, error))
+        }.resume()
+      }
+      #expect(sizes.1 == nil)
+      #expect(sizes.0 == 5000)
+      #expect(bag.count == 0)
     }
-    #expect(sizes.1 == nil)
-    #expect(sizes.0 == 5000)
-    #expect(bag.count == 0)
   }
 
   @Test(
     "report URLError(.cancelled) when a download is cancelled midway, and the server sees the client leave"
   )
   func downloadCancelled() async throws {
-    let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=dl")
-    let error = await withCheckedContinuation { continuation in
-      makeCachingSession().downloadTask(with: url, in: bag) { _, _, error in
-        continuation.resume(returning: error)
-      }.resume()
-      Task {
-        await server.expectRecord(id: "dl") { $0.bytesSent >= 65_536 }
-        bag.cancelAll(reason: .custom("paused"))
+    try await withServer { server in
+      let bag = CancelBag()
+      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=dl")
+      let error = await withCheckedContinuation { continuation in
+        makeCachingSession().downloadTask(with: url, in: bag) { _, _, error in
+          continuation.resume(returning: error)
+        }.resume()
+        Task {
+          await server.expectRecord(id: "dl") { $0.bytesSent >= 65_536 }
+          bag.cancelAll(reason: .custom("paused"))
+        }
       }
+      #expect((error as? URLError)?.code == .cancelled)
+      let record = try #require(await server.waitForRecord(id: "dl"))
+      #expect(record.clientWentAway)
     }
-    #expect((error as? URLError)?.code == .cancelled)
-    let record = try #require(await server.waitForRecord(id: "dl"))
-    #expect(record.clientWentAway)
   }
 
   /// How a request ends.
@@ -188,37 +200,39 @@ struct URLSessionAutoCancelTests {
     "call their completion handler on the session's delegate queue, however the request ends",
     arguments: Ending.allCases)
   func handlerRunsOnTheDelegateQueue(ending: Ending) async throws {
-    let queue = OperationQueue()
-    queue.maxConcurrentOperationCount = 1
-    let delegateQueue = ObjectIdentifier(queue)
-    let configuration = URLSessionConfiguration.default
-    configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 0, diskPath: nil)
-    let session = URLSession(configuration: configuration, delegate: nil, delegateQueue: queue)
-    defer { session.finishTasksAndInvalidate() }
-    let bag = CancelBag()
-    let id = "queue-\(ending.rawValue)"
-    let url =
-      ending == .completes
-      ? server.url("/bytes?size=2048&id=\(id)")
-      : server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
-    let (handlerQueue, error) = await withCheckedContinuation { continuation in
-      let task = session.dataTask(with: url, in: bag) { _, _, error in
-        continuation.resume(returning: (OperationQueue.current.map(ObjectIdentifier.init), error))
-      }
-      if ending == .cancelledBeforeResume { bag.end() }
-      task.resume()
-      if ending == .cancelledMidTransfer {
-        Task {
-          await server.expectRecord(id: id) { $0.bytesSent > 0 }
-          bag.cancelAll()
+    try await withServer { server in
+      let queue = OperationQueue()
+      queue.maxConcurrentOperationCount = 1
+      let delegateQueue = ObjectIdentifier(queue)
+      let configuration = URLSessionConfiguration.default
+      configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 0, diskPath: nil)
+      let session = URLSession(configuration: configuration, delegate: nil, delegateQueue: queue)
+      defer { session.finishTasksAndInvalidate() }
+      let bag = CancelBag()
+      let id = "queue-\(ending.rawValue)"
+      let url =
+        ending == .completes
+        ? server.url("/bytes?size=2048&id=\(id)")
+        : server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
+      let (handlerQueue, error) = await withCheckedContinuation { continuation in
+        let task = session.dataTask(with: url, in: bag) { _, _, error in
+          continuation.resume(returning: (OperationQueue.current.map(ObjectIdentifier.init), error))
+        }
+        if ending == .cancelledBeforeResume { bag.end() }
+        task.resume()
+        if ending == .cancelledMidTransfer {
+          Task {
+            await server.expectRecord(id: id) { $0.bytesSent > 0 }
+            bag.cancelAll()
+          }
         }
       }
-    }
-    #expect(handlerQueue == delegateQueue, "the handler ran on another queue")
-    if ending == .completes {
-      #expect(error == nil)
-    } else {
-      #expect((error as? URLError)?.code == .cancelled)
+      #expect(handlerQueue == delegateQueue, "the handler ran on another queue")
+      if ending == .completes {
+        #expect(error == nil)
+      } else {
+        #expect((error as? URLError)?.code == .cancelled)
+      }
     }
   }
 }

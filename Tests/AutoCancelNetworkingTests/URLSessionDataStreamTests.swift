@@ -13,42 +13,41 @@ import Testing
 struct URLSessionDataStreamTests {
   @Test("stops the transfer at the server when the loop is left, even while the body is kept")
   func leavingTheLoopStopsTheTransfer() async throws {
-    let server = LoopbackHTTPServer()
-    try server.start()
-    defer { server.stop() }
-    let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=break")
-    let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
-    for try await _ in body { break }
-    let record = await server.waitForRecord(id: "break", timeout: 30, where: { $0.clientWentAway })
-    #expect(record?.clientWentAway == true)
-    #expect((record?.bytesSent ?? .max) < 50_000_000)
-    #expect(bag.count == 0)
-    withExtendedLifetime(body) {}
+    try await withServer { server in
+      let bag = CancelBag()
+      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=break")
+      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+      for try await _ in body { break }
+      let record = await server.waitForRecord(
+        id: "break", timeout: 30, where: { $0.clientWentAway })
+      #expect(record?.clientWentAway == true)
+      #expect((record?.bytesSent ?? .max) < 50_000_000)
+      #expect(bag.count == 0)
+      withExtendedLifetime(body) {}
+    }
   }
 
   @Test("ends the loop with CancellationError when the iterating task is cancelled")
   func cancelledConsumerThrows() async throws {
-    let server = LoopbackHTTPServer()
-    try server.start()
-    defer { server.stop() }
-    let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=consumer")
-    let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
-    let (reading, started) = AsyncStream<Void>.makeStream()
-    let reader = Task { () async throws -> Int in
-      var total = 0
-      for try await chunk in body {
-        total += chunk.count
-        started.yield()
+    try await withServer { server in
+      let bag = CancelBag()
+      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=consumer")
+      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+      let (reading, started) = AsyncStream<Void>.makeStream()
+      let reader = Task { () async throws -> Int in
+        var total = 0
+        for try await chunk in body {
+          total += chunk.count
+          started.yield()
+        }
+        return total
       }
-      return total
+      for await _ in reading { break }  // the reader is iterating
+      reader.cancel()
+      await #expect(throws: CancellationError.self) { try await reader.value }
+      let record = await server.waitForRecord(
+        id: "consumer", timeout: 30, where: { $0.clientWentAway })
+      #expect(record?.clientWentAway == true)
     }
-    for await _ in reading { break }  // the reader is iterating
-    reader.cancel()
-    await #expect(throws: CancellationError.self) { try await reader.value }
-    let record = await server.waitForRecord(
-      id: "consumer", timeout: 30, where: { $0.clientWentAway })
-    #expect(record?.clientWentAway == true)
   }
 }

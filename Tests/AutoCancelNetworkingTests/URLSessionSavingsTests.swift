@@ -14,19 +14,18 @@ import Testing
 /// cancel requests of their own, cannot change what it reads.
 @Suite("The account of what URLSession cancels saved", .serialized, timeLimit(minutes: 1))
 struct URLSessionSavingsTests {
-  let server: TestServer
   let session = makeCachingSession()
-  let before: URLSessionSavings
 
-  init() throws {
-    server = TestServer()
-    try server.start()
-    before = SavingsAccount.account(port: server.port)
-  }
-
-  /// What was counted for this test's server since it started.
-  var counted: URLSessionSavings {
-    SavingsAccount.account(port: server.port).since(before)
+  /// Runs `body` with a server of its own and `counted`, what was counted for the server's
+  /// port since it started.
+  func withCountedServer(
+    _ body: (LoopbackHTTPServer, _ counted: @escaping @Sendable () -> URLSessionSavings)
+      async throws -> Void
+  ) async throws {
+    try await withServer { server in
+      let before = SavingsAccount.account(port: server.port)
+      try await body(server) { SavingsAccount.account(port: server.port).since(before) }
+    }
   }
 
   /// Returns once every cancel the library queued so far has been made (and, for raw tasks,
@@ -39,154 +38,171 @@ struct URLSessionSavingsTests {
     "counts a request cancelled before it is sent as not sent, and the server sees nothing",
     arguments: [BoundForm.asyncCall, .completionHandler, .stream])
   func notSent(form: BoundForm) async throws {
-    let bag = CancelBag()
-    bag.end()
-    await form.start(server.url("/bytes?size=10&id=never"), in: bag, session: session).value
-    await cancellerDrained()
-    var expected = URLSessionSavings()
-    expected.cancelledBeforeSent = 1
-    #expect(counted == expected)
-    #expect(server.record(id: "never") == nil)
-    #expect(server.connections.accepted == 0)
+    try await withCountedServer { server, counted in
+      let bag = CancelBag()
+      bag.end()
+      await form.start(server.url("/bytes?size=10&id=never"), in: bag, session: session).value
+      await cancellerDrained()
+      var expected = URLSessionSavings()
+      expected.cancelledBeforeSent = 1
+      #expect(counted() == expected)
+      #expect(server.record(id: "never") == nil)
+      #expect(server.connections.accepted == 0)
+    }
   }
 
   @Test("counts a raw task whose bag ended before it was resumed as not sent")
   func rawTaskNotSent() async throws {
-    let bag = CancelBag()
-    let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-    let task = session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
-      reported.yield(error)
+    try await withCountedServer { server, counted in
+      let bag = CancelBag()
+      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+      let task = session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
+        reported.yield(error)
+      }
+      bag.add(task)
+      bag.end()
+      await cancellerDrained()
+      task.resume()  // does nothing: the task was cancelled
+      var iterator = errors.makeAsyncIterator()
+      _ = await iterator.next()
+      var expected = URLSessionSavings()
+      expected.cancelledBeforeSent = 1
+      #expect(counted() == expected)
+      #expect(server.record(id: "never") == nil)
     }
-    bag.add(task)
-    bag.end()
-    await cancellerDrained()
-    task.resume()  // does nothing: the task was cancelled
-    var iterator = errors.makeAsyncIterator()
-    _ = await iterator.next()
-    var expected = URLSessionSavings()
-    expected.cancelledBeforeSent = 1
-    #expect(counted == expected)
-    #expect(server.record(id: "never") == nil)
   }
 
   @Test(
     "counts a request cancelled while the server holds its head as awaiting the response",
     arguments: BoundForm.allCases)
   func awaitingResponse(form: BoundForm) async throws {
-    let bag = CancelBag()
-    let ended = form.start(server.url("/delay?ms=60000&size=10&id=held"), in: bag, session: session)
-    await server.expectRecord(id: "held") { _ in true }
-    bag.end()
-    await ended.value
-    await waitUntil("the cancel is counted") { counted.cancelled > 0 }
-    await cancellerDrained()
-    var expected = URLSessionSavings()
-    expected.cancelledAwaitingResponse = 1
-    #expect(counted == expected)
-    await server.expectRecord(id: "held") { $0.clientWentAway }
+    try await withCountedServer { server, counted in
+      let bag = CancelBag()
+      let ended = form.start(
+        server.url("/delay?ms=60000&size=10&id=held"), in: bag, session: session)
+      await server.expectRecord(id: "held") { _ in true }
+      bag.end()
+      await ended.value
+      await waitUntil("the cancel is counted") { counted().cancelled > 0 }
+      await cancellerDrained()
+      var expected = URLSessionSavings()
+      expected.cancelledAwaitingResponse = 1
+      #expect(counted() == expected)
+      await server.expectRecord(id: "held") { $0.clientWentAway }
+    }
   }
 
   @Test(
     "counts a request cancelled mid-body as receiving it, with the bytes received and avoided where Foundation counts them",
     arguments: BoundForm.allCases)
   func receivingBody(form: BoundForm) async throws {
-    let bag = CancelBag()
-    let size: Int64 = 50_000_000
-    let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=20&id=body")
-    let ended = form.start(url, in: bag, session: session)
-    await server.expectRecord(id: "body") { $0.bytesSent >= 65_536 }
-    bag.end()
-    await ended.value
-    await waitUntil("the cancel is counted") { counted.cancelled > 0 }
-    let record = try #require(await server.expectRecord(id: "body") { $0.isFinished })
-    let saved = counted
-    #expect(saved.cancelled == 1)
-    #expect(saved.cancelledReceivingBody == 1)
-    #if canImport(FoundationNetworking)
-      if form != .stream {
-        // FoundationNetworking counts no received byte of a data task: what the cancel
-        // avoided is not known, and nothing is made up. A stream's chunks pass through the
-        // library, which counts them itself.
-        #expect(saved.cancelledWithUnknownRemainder == 1)
-        #expect(saved.bytesReceivedBeforeCancel == 0)
-        #expect(saved.bytesAvoided == 0)
-        return
-      }
-    #endif
-    #expect(saved.bytesReceivedBeforeCancel > 0)
-    #expect(saved.bytesReceivedBeforeCancel <= Int64(record.bytesSent))
-    #expect(saved.bytesAvoided == size - saved.bytesReceivedBeforeCancel)
-    #expect(saved.cancelledWithUnknownRemainder == 0)
+    try await withCountedServer { server, counted in
+      let bag = CancelBag()
+      let size: Int64 = 50_000_000
+      let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=20&id=body")
+      let ended = form.start(url, in: bag, session: session)
+      await server.expectRecord(id: "body") { $0.bytesSent >= 65_536 }
+      bag.end()
+      await ended.value
+      await waitUntil("the cancel is counted") { counted().cancelled > 0 }
+      let record = try #require(await server.expectRecord(id: "body") { $0.isFinished })
+      let saved = counted()
+      #expect(saved.cancelled == 1)
+      #expect(saved.cancelledReceivingBody == 1)
+      #if canImport(FoundationNetworking)
+        if form != .stream {
+          // FoundationNetworking counts no received byte of a data task: what the cancel
+          // avoided is not known, and nothing is made up. A stream's chunks pass through the
+          // library, which counts them itself.
+          #expect(saved.cancelledWithUnknownRemainder == 1)
+          #expect(saved.bytesReceivedBeforeCancel == 0)
+          #expect(saved.bytesAvoided == 0)
+          return
+        }
+      #endif
+      #expect(saved.bytesReceivedBeforeCancel > 0)
+      #expect(saved.bytesReceivedBeforeCancel <= Int64(record.bytesSent))
+      #expect(saved.bytesAvoided == size - saved.bytesReceivedBeforeCancel)
+      #expect(saved.cancelledWithUnknownRemainder == 0)
+    }
   }
 
   @Test("counts a body of unknown length as such, and nothing as avoided")
   func unknownLength() async throws {
-    let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&chunked=1&id=chunked")
-    let ended = BoundForm.asyncCall.start(url, in: bag, session: session)
-    await server.expectRecord(id: "chunked") { $0.bytesSent >= 65_536 }
-    bag.end()
-    await ended.value
-    await waitUntil("the cancel is counted") { counted.cancelled > 0 }
-    let saved = counted
-    #expect(saved.cancelledReceivingBody == 1)
-    #expect(saved.cancelledWithUnknownRemainder == 1)
-    #if !canImport(FoundationNetworking)
-      #expect(saved.bytesReceivedBeforeCancel > 0)
-    #endif
-    #expect(saved.bytesAvoided == 0)
+    try await withCountedServer { server, counted in
+      let bag = CancelBag()
+      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&chunked=1&id=chunked")
+      let ended = BoundForm.asyncCall.start(url, in: bag, session: session)
+      await server.expectRecord(id: "chunked") { $0.bytesSent >= 65_536 }
+      bag.end()
+      await ended.value
+      await waitUntil("the cancel is counted") { counted().cancelled > 0 }
+      let saved = counted()
+      #expect(saved.cancelledReceivingBody == 1)
+      #expect(saved.cancelledWithUnknownRemainder == 1)
+      #if !canImport(FoundationNetworking)
+        #expect(saved.bytesReceivedBeforeCancel > 0)
+      #endif
+      #expect(saved.bytesAvoided == 0)
+    }
   }
 
   @Test("counts nothing for requests that finished", arguments: BoundForm.allCases)
   func finished(form: BoundForm) async throws {
-    let bag = CancelBag()
-    await form.start(server.url("/bytes?size=100000&id=whole"), in: bag, session: session).value
-    #expect(server.record(id: "whole")?.completed == true)
-    // A raw task's handler runs before URLSession marks the task completed; until then the
-    // bag holds it as running, and an end would cancel it (see the type's contract).
-    await waitUntil("the bag has let the finished request go") { bag.count == 0 }
-    bag.end()
-    await cancellerDrained()
-    #expect(counted == URLSessionSavings())
+    try await withCountedServer { server, counted in
+      let bag = CancelBag()
+      await form.start(server.url("/bytes?size=100000&id=whole"), in: bag, session: session).value
+      #expect(server.record(id: "whole")?.completed == true)
+      // A raw task's handler runs before URLSession marks the task completed; until then the
+      // bag holds it as running, and an end would cancel it (see the type's contract).
+      await waitUntil("the bag has let the finished request go") { bag.count == 0 }
+      bag.end()
+      await cancellerDrained()
+      #expect(counted() == URLSessionSavings())
+    }
   }
 
   @Test("counts nothing when the app cancels a helper's task itself")
   func appCancels() async throws {
-    let bag = CancelBag()
-    let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=by-app")
-    let task = session.dataTask(with: url, in: bag) { _, _, _ in }
-    task.resume()
-    await server.expectRecord(id: "by-app") { $0.bytesSent >= 65_536 }
-    task.cancel()
-    await waitUntil("the task completed") { task.state == .completed }
-    await server.expectRecord(id: "by-app") { $0.clientWentAway }
-    bag.end()
-    await cancellerDrained()
-    #expect(counted == URLSessionSavings())
+    try await withCountedServer { server, counted in
+      let bag = CancelBag()
+      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=by-app")
+      let task = session.dataTask(with: url, in: bag) { _, _, _ in }
+      task.resume()
+      await server.expectRecord(id: "by-app") { $0.bytesSent >= 65_536 }
+      task.cancel()
+      await waitUntil("the task completed") { task.state == .completed }
+      await server.expectRecord(id: "by-app") { $0.clientWentAway }
+      bag.end()
+      await cancellerDrained()
+      #expect(counted() == URLSessionSavings())
+    }
   }
 
   @Test("counts a caller that joined a shared download as one join")
   func sharedJoin() async throws {
-    let shared = SharedURLRequests()
-    let request = URLRequest(
-      url: server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=shared"))
-    let first = Task { try await shared.data(for: request, session: session) }
-    await server.expectRecord(id: "shared") { $0.bytesSent > 0 }
-    let second = Task { try await shared.data(for: request, session: session) }
-    await waitUntil("both callers share the download") {
-      counted.joinedSharedRequests == 1
+    try await withCountedServer { server, counted in
+      let shared = SharedURLRequests()
+      let request = URLRequest(
+        url: server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=shared"))
+      let first = Task { try await shared.data(for: request, session: session) }
+      await server.expectRecord(id: "shared") { $0.bytesSent > 0 }
+      let second = Task { try await shared.data(for: request, session: session) }
+      await waitUntil("both callers share the download") {
+        counted().joinedSharedRequests == 1
+      }
+      #expect(counted().joinedSharedRequests == 1)
+      first.cancel()
+      second.cancel()
+      _ = await (first.result, second.result)
+      await waitUntil("the download's cancel is counted") { counted().cancelled > 0 }
+      #expect(counted().joinedSharedRequests == 1)
+      #expect(counted().cancelledReceivingBody == 1)
     }
-    #expect(counted.joinedSharedRequests == 1)
-    first.cancel()
-    second.cancel()
-    _ = await (first.result, second.result)
-    await waitUntil("the download's cancel is counted") { counted.cancelled > 0 }
-    #expect(counted.joinedSharedRequests == 1)
-    #expect(counted.cancelledReceivingBody == 1)
   }
 }
 
-/// The ways a request is bound to a bag, each counted on its own path.
+/// The ways a request is bound to a bag, each counted() on its own path.
 enum BoundForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case asyncCall = "an async call"
   case completionHandler = "a completion-handler helper"

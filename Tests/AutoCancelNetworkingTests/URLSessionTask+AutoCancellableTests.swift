@@ -39,91 +39,91 @@ final class WeakTask: @unchecked Sendable {
 
 @Suite("Raw URLSession tasks in a bag", timeLimit(minutes: 3))
 struct URLSessionTaskAutoCancellableTests {
-  let server: TestServer
-
-  init() throws {
-    server = TestServer()
-    try server.start()
-  }
 
   @Test("are cancelled without blocking when their owner goes away mid-download")
   func rawTaskCancelled() async throws {
-    var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
-    let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-    downloader?.fetch(server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=raw")) {
-      _, error in reported.yield(error)
+    try await withServer { server in
+      var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
+      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+      downloader?.fetch(server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=raw")) {
+        _, error in reported.yield(error)
+      }
+      await server.expectRecord(id: "raw") { $0.bytesSent >= 65_536 }
+      downloader = nil
+      var iterator = errors.makeAsyncIterator()
+      let error = await iterator.next() ?? nil
+      #expect((error as? URLError)?.code == .cancelled)
+      #expect(error?.isCancellation == true)
+      let record = await server.expectRecord(id: "raw") { $0.clientWentAway }
+      #expect(record?.completed == false)
     }
-    await server.expectRecord(id: "raw") { $0.bytesSent >= 65_536 }
-    downloader = nil
-    var iterator = errors.makeAsyncIterator()
-    let error = await iterator.next() ?? nil
-    #expect((error as? URLError)?.code == .cancelled)
-    #expect(error?.isCancellation == true)
-    let record = await server.expectRecord(id: "raw") { $0.clientWentAway }
-    #expect(record?.completed == false)
   }
 
   @Test(
     "bound 10,000 times to a long-lived owner, leave it holding a few and free the finished ones")
   func tenThousandRawBinds() async throws {
-    let count = 10_000
-    var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
-    let url = server.url("/bytes?size=64")
-    let residentBefore = residentKilobytes()
-    var watched: [WeakTask] = []
-    watched.reserveCapacity(count)
-    for _ in 0..<count {
-      let received = await withCheckedContinuation { continuation in
-        withAutoreleasePool {
-          let task = downloader!.fetch(url) { data, _ in continuation.resume(returning: data) }
-          watched.append(WeakTask(task))
+    try await withServer { server in
+      let count = 10_000
+      var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
+      let url = server.url("/bytes?size=64")
+      let residentBefore = residentKilobytes()
+      var watched: [WeakTask] = []
+      watched.reserveCapacity(count)
+      for _ in 0..<count {
+        let received = await withCheckedContinuation { continuation in
+          withAutoreleasePool {
+            let task = downloader!.fetch(url) { data, _ in continuation.resume(returning: data) }
+            watched.append(WeakTask(task))
+          }
         }
+        #expect(received?.count == 64)
       }
-      #expect(received?.count == 64)
-    }
-    let held = try #require(downloader?.cancelBag.count)
-    let alive = watched.filter { $0.task != nil }.count
-    print(
-      "10,000 raw one-liner binds: \(held) items held, \(alive) tasks alive, resident "
-        + "\(residentBefore.map(String.init) ?? "?") → \(residentKilobytes().map(String.init) ?? "?") kB"
-    )
-    #expect(held <= 64, "the bag keeps finished tasks: \(held) of \(count)")
-    #expect(alive <= held, "finished tasks the bag dropped are still alive")
+      let held = try #require(downloader?.cancelBag.count)
+      let alive = watched.filter { $0.task != nil }.count
+      print(
+        "10,000 raw one-liner binds: \(held) items held, \(alive) tasks alive, resident "
+          + "\(residentBefore.map(String.init) ?? "?") → \(residentKilobytes().map(String.init) ?? "?") kB"
+      )
+      #expect(held <= 64, "the bag keeps finished tasks: \(held) of \(count)")
+      #expect(alive <= held, "finished tasks the bag dropped are still alive")
 
-    // A request still in flight when the owner goes is cancelled at the server.
-    downloader?.fetch(server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=last")) {
-      _, _ in
+      // A request still in flight when the owner goes is cancelled at the server.
+      downloader?.fetch(server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=last")) {
+        _, _ in
+      }
+      await server.expectRecord(id: "last") { $0.bytesSent >= 65_536 }
+      downloader = nil
+      await server.expectRecord(id: "last") { $0.clientWentAway }
     }
-    await server.expectRecord(id: "last") { $0.bytesSent >= 65_536 }
-    downloader = nil
-    await server.expectRecord(id: "last") { $0.clientWentAway }
   }
 
   @Test("are left alone when cancelled after they completed, on Linux too")
   func cancelAfterCompletion() async throws {
-    let session = URLSession(configuration: .default)  // URLCache.shared: the crash-prone kind
-    let calls = CallCounter()
-    let bag = CancelBag()
-    let (done, completed) = AsyncStream<Void>.makeStream()
-    let task = session.dataTask(with: server.url("/bytes?size=128&id=completed")) { _, _, _ in
-      calls.record(0)
-      completed.yield()
+    try await withServer { server in
+      let session = URLSession(configuration: .default)  // URLCache.shared: the crash-prone kind
+      let calls = CallCounter()
+      let bag = CancelBag()
+      let (done, completed) = AsyncStream<Void>.makeStream()
+      let task = session.dataTask(with: server.url("/bytes?size=128&id=completed")) { _, _, _ in
+        calls.record(0)
+        completed.yield()
+      }
+      bag.add(task)
+      task.resume()
+      var iterator = done.makeAsyncIterator()
+      await iterator.next()
+      await waitUntil("the task reports completed") { task.state == .completed }
+      task.cancel()  // Foundation's own cancel, on a completed task
+      bag.end()  // the bag's cancel of the same task, from its queue
+      await server.expectRecord(id: "completed")
+      // A later request on the same session shows the session survived both cancels.
+      let (data, _, error) = await completion { handler in
+        session.dataTask(with: server.url("/bytes?size=32"), completionHandler: handler).resume()
+      }
+      #expect(error == nil && data?.count == 32)
+      #expect(calls.counts == [0: 1], "the completion handler ran once")
+      #expect(task.state == .completed)
     }
-    bag.add(task)
-    task.resume()
-    var iterator = done.makeAsyncIterator()
-    await iterator.next()
-    await waitUntil("the task reports completed") { task.state == .completed }
-    task.cancel()  // Foundation's own cancel, on a completed task
-    bag.end()  // the bag's cancel of the same task, from its queue
-    await server.expectRecord(id: "completed")
-    // A later request on the same session shows the session survived both cancels.
-    let (data, _, error) = await completion { handler in
-      session.dataTask(with: server.url("/bytes?size=32"), completionHandler: handler).resume()
-    }
-    #expect(error == nil && data?.count == 32)
-    #expect(calls.counts == [0: 1], "the completion handler ran once")
-    #expect(task.state == .completed)
   }
 
   /// The sessions apps use: the shared one, and both standard configurations, each with a URL
@@ -152,140 +152,152 @@ struct URLSessionTaskAutoCancellableTests {
     "are cut before their response head when their owner goes, on every kind of session",
     arguments: SessionKind.allCases, Order.allCases)
   func cutBeforeTheHead(kind: SessionKind, order: Order) async throws {
-    let session = kind.make()
-    var owner: Owner? = Owner()
-    let ids = (0..<3).map { "head-\(kind.rawValue)-\(order.rawValue)-\($0)" }
-    for id in ids {
-      // The server holds the head for 20 s: a cancel that waits for it shows.
-      let task = session.dataTask(with: server.url("/delay?ms=20000&size=100&id=\(id)"))
-      switch order {
-      case .bindThenResume:
-        owner?.autoCancel(task)
-        task.resume()
-      case .resumeThenBind:
-        task.resume()
-        owner?.autoCancel(task)
+    try await withServer { server in
+      let session = kind.make()
+      var owner: Owner? = Owner()
+      let ids = (0..<3).map { "head-\(kind.rawValue)-\(order.rawValue)-\($0)" }
+      for id in ids {
+        // The server holds the head for 20 s: a cancel that waits for it shows.
+        let task = session.dataTask(with: server.url("/delay?ms=20000&size=100&id=\(id)"))
+        switch order {
+        case .bindThenResume:
+          owner?.autoCancel(task)
+          task.resume()
+        case .resumeThenBind:
+          task.resume()
+          owner?.autoCancel(task)
+        }
       }
+      for id in ids { await server.expectRecord(id: id) { _ in true } }
+      owner = nil
+      for id in ids {
+        let record = await server.expectRecord(id: id) { $0.clientWentAway }
+        #expect(record?.bytesSent == 0, "\(id): the server sent its head before the client left")
+      }
+      if kind != .shared { session.finishTasksAndInvalidate() }
     }
-    for id in ids { await server.expectRecord(id: id) { _ in true } }
-    owner = nil
-    for id in ids {
-      let record = await server.expectRecord(id: id) { $0.clientWentAway }
-      #expect(record?.bytesSent == 0, "\(id): the server sent its head before the client left")
-    }
-    if kind != .shared { session.finishTasksAndInvalidate() }
   }
 
   @Test("leave their bag soon after a burst of 500 that all completed, with no later add")
   func burstLeaves() async throws {
-    let downloader = Downloader(session: URLSession(configuration: .default))
-    let url = server.url("/bytes?size=100")
-    let (done, finished) = AsyncStream<Void>.makeStream()
-    var first: WeakTask?
-    for index in 0..<500 {
-      let task = downloader.fetch(url) { _, _ in finished.yield() }
-      if index == 0 { first = WeakTask(task) }
+    try await withServer { server in
+      let downloader = Downloader(session: URLSession(configuration: .default))
+      let url = server.url("/bytes?size=100")
+      let (done, finished) = AsyncStream<Void>.makeStream()
+      var first: WeakTask?
+      for index in 0..<500 {
+        let task = downloader.fetch(url) { _, _ in finished.yield() }
+        if index == 0 { first = WeakTask(task) }
+      }
+      var arrived = 0
+      for await _ in done {
+        arrived += 1
+        if arrived == 500 { break }
+      }
+      await waitUntil("the completed burst left the bag") { downloader.cancelBag.count == 0 }
+      #expect(downloader.cancelBag.snapshot().isEmpty)
+      await waitUntil("the first task is freed") { first?.task == nil }
     }
-    var arrived = 0
-    for await _ in done {
-      arrived += 1
-      if arrived == 500 { break }
-    }
-    await waitUntil("the completed burst left the bag") { downloader.cancelBag.count == 0 }
-    #expect(downloader.cancelBag.snapshot().isEmpty)
-    await waitUntil("the first task is freed") { first?.task == nil }
   }
 
   @Test(
     "bound through a generic helper or as an existential, leave by themselves as well",
     arguments: ["generic", "existential"])
   func callSiteDoesNotDecide(site: String) async throws {
-    let owner = Owner()
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    let (done, finished) = AsyncStream<Void>.makeStream()
-    for _ in 0..<50 {
-      let task = session.dataTask(with: server.url("/bytes?size=10")) { _, _, _ in
-        finished.yield()
+    try await withServer { server in
+      let owner = Owner()
+      let session = URLSession(configuration: .ephemeral)
+      defer { session.finishTasksAndInvalidate() }
+      let (done, finished) = AsyncStream<Void>.makeStream()
+      for _ in 0..<50 {
+        let task = session.dataTask(with: server.url("/bytes?size=10")) { _, _, _ in
+          finished.yield()
+        }
+        if site == "generic" {
+          bindGenerically(task, to: owner)
+        } else {
+          let work: any AutoCancellable = task
+          owner.cancelBag.add(work)
+        }
+        task.resume()
       }
-      if site == "generic" {
-        bindGenerically(task, to: owner)
-      } else {
-        let work: any AutoCancellable = task
-        owner.cancelBag.add(work)
+      var arrived = 0
+      for await _ in done {
+        arrived += 1
+        if arrived == 50 { break }
       }
-      task.resume()
+      await waitUntil("the completed tasks left the bag") { owner.cancelBag.count == 0 }
     }
-    var arrived = 0
-    for await _ in done {
-      arrived += 1
-      if arrived == 50 { break }
-    }
-    await waitUntil("the completed tasks left the bag") { owner.cancelBag.count == 0 }
   }
 
   @Test("bound before resume() and never resumed, are cancelled when their owner goes")
   func neverResumedTaskCancelled() async throws {
-    var owner: Owner? = Owner()
-    let session = URLSession(configuration: .default)
-    defer { session.finishTasksAndInvalidate() }
-    let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-    // Only the bag holds the task: the owner's code dropped it without resuming.
-    owner?.autoCancel(
-      session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
-        reported.yield(error)
-      })
-    owner = nil
-    var iterator = errors.makeAsyncIterator()
-    let error = await iterator.next() ?? nil
-    #expect((error as? URLError)?.code == .cancelled)
-    #expect(server.record(id: "never") == nil)
+    try await withServer { server in
+      var owner: Owner? = Owner()
+      let session = URLSession(configuration: .default)
+      defer { session.finishTasksAndInvalidate() }
+      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+      // Only the bag holds the task: the owner's code dropped it without resuming.
+      owner?.autoCancel(
+        session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
+          reported.yield(error)
+        })
+      owner = nil
+      var iterator = errors.makeAsyncIterator()
+      let error = await iterator.next() ?? nil
+      #expect((error as? URLError)?.code == .cancelled)
+      #expect(server.record(id: "never") == nil)
+    }
   }
 
   @Test("added to a bag that had ended, are cancelled before add returns: resume() sends nothing")
   func endedBagSendsNothing() async throws {
-    let bag = CancelBag()
-    bag.end()
-    let session = URLSession(configuration: .default)
-    defer { session.finishTasksAndInvalidate() }
-    let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-    let task = session.dataTask(with: server.url("/bytes?size=10&id=ended")) { _, _, error in
-      reported.yield(error)
+    try await withServer { server in
+      let bag = CancelBag()
+      bag.end()
+      let session = URLSession(configuration: .default)
+      defer { session.finishTasksAndInvalidate() }
+      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+      let task = session.dataTask(with: server.url("/bytes?size=10&id=ended")) { _, _, error in
+        reported.yield(error)
+      }
+      bag.add(task)
+      task.resume()
+      var iterator = errors.makeAsyncIterator()
+      let error = await iterator.next() ?? nil
+      #expect((error as? URLError)?.code == .cancelled)
+      await waitUntil("the task completed") { task.state == .completed }
+      #expect(server.record(id: "ended") == nil)
+      #expect(server.connections.accepted == 0, "a connection was opened for a cancelled task")
     }
-    bag.add(task)
-    task.resume()
-    var iterator = errors.makeAsyncIterator()
-    let error = await iterator.next() ?? nil
-    #expect((error as? URLError)?.code == .cancelled)
-    await waitUntil("the task completed") { task.state == .completed }
-    #expect(server.record(id: "ended") == nil)
-    #expect(server.connections.accepted == 0, "a connection was opened for a cancelled task")
   }
 
   @Test("are named by their public class in snapshots, raw or made by a helper")
   func namedInSnapshots() async throws {
-    let bag = CancelBag()
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    let url = server.url("/delay?ms=20000&id=named")
-    var upload = URLRequest(url: server.url("/upload"))
-    upload.httpMethod = "POST"
-    let tasks: [URLSessionTask] = [
-      session.dataTask(with: url),
-      session.downloadTask(with: url),
-      session.uploadTask(with: upload, from: Data(count: 10)),
-    ]
-    for task in tasks { bag.add(task) }
-    _ = session.dataTask(with: url, in: bag) { _, _, _ in }
-    _ = session.downloadTask(with: url, in: bag) { _, _, _ in }
-    _ = session.uploadTask(with: upload, from: Data(count: 10), in: bag) { _, _, _ in }
-    let names = bag.snapshot().map(\.workType)
-    #expect(
-      names == [
-        "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
-        "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
-      ])
-    bag.cancelAll()
+    try await withServer { server in
+      let bag = CancelBag()
+      let session = URLSession(configuration: .ephemeral)
+      defer { session.finishTasksAndInvalidate() }
+      let url = server.url("/delay?ms=20000&id=named")
+      var upload = URLRequest(url: server.url("/upload"))
+      upload.httpMethod = "POST"
+      let tasks: [URLSessionTask] = [
+        session.dataTask(with: url),
+        session.downloadTask(with: url),
+        session.uploadTask(with: upload, from: Data(count: 10)),
+      ]
+      for task in tasks { bag.add(task) }
+      _ = session.dataTask(with: url, in: bag) { _, _, _ in }
+      _ = session.downloadTask(with: url, in: bag) { _, _, _ in }
+      _ = session.uploadTask(with: upload, from: Data(count: 10), in: bag) { _, _, _ in }
+      let names = bag.snapshot().map(\.workType)
+      #expect(
+        names == [
+          "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
+          "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
+        ])
+      bag.cancelAll()
+    }
   }
 }
 

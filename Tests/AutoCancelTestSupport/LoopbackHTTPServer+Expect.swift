@@ -1,3 +1,4 @@
+import Dispatch
 import LoopbackHTTPServer
 import Testing
 
@@ -17,8 +18,11 @@ extension LoopbackHTTPServer {
     id: String, sourceLocation: SourceLocation = #_sourceLocation,
     where predicate: @escaping @Sendable (RequestRecord) -> Bool = { $0.isFinished }
   ) async -> RequestRecord? {
+    let started = DispatchTime.now()
     let record = await waitForRecord(id: id, timeout: waitBound, where: predicate)
-    if record == nil, !Task.isCancelled {
+    if record != nil {
+      WaitLog.record(since: started, "the server's record \"\(id)\" is as expected", sourceLocation)
+    } else if !Task.isCancelled {
       Issue.record(
         "The server's record \"\(id)\" did not reach the expected state",
         sourceLocation: sourceLocation)

@@ -16,10 +16,10 @@ struct CancelBagWaitUntilIdleTests {
   @Test("returns true once the last task returns")
   func idleOnceTasksReturn() async {
     let bag = CancelBag()
-    let release = Signal()
+    let release = Gate()
     for _ in 0..<3 { bag.task { await release.wait() } }
     let task = Task { await bag.waitUntilIdle(timeout: waitBound) }
-    release.fire()
+    release.open()
     #expect(await task.value)
     #expect(bag.count == 0)
   }

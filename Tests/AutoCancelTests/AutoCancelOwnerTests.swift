@@ -125,10 +125,10 @@ struct AutoCancelOwnerTests {
 
   @Test("binds a Task to its lifetime with autoCancel")
   func autoCancelBindsATask() async {
-    let started = Signal()
+    let started = Gate()
     var owner: Downloader? = Downloader()
     let task = Task {
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       return Task.isCancelled
     }
@@ -166,14 +166,14 @@ struct AutoCancelOwnerTests {
   @Test("does not keep the owner alive, nor deliver, when the owner goes away mid-load")
   @MainActor
   func autoCancelTaskDoesNotDeliverToAGoneOwner() async {
-    let started = Signal()
+    let started = Gate()
     let reasonInLoad = Protected<CancellationReason?>(nil)
     let deliveries = Protected(0)
     var screen: FeedScreen? = FeedScreen(deliveries: deliveries)
     weak var weakScreen: FeedScreen?
     weakScreen = screen
     let task = screen!.reload {
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       reasonInLoad.withLock { $0 = CancellationReason.current }
       try Task.checkCancellation()
@@ -193,20 +193,20 @@ struct AutoCancelOwnerTests {
 private final class CapturingScreen: AutoCancelOwner, Sendable {
   let cancelBag = CancelBag()
   let events: Protected<[String]>
-  let deinitialized: Signal
+  let deinitialized: Gate
 
-  init(events: Protected<[String]>, deinitialized: Signal) {
+  init(events: Protected<[String]>, deinitialized: Gate) {
     self.events = events
     self.deinitialized = deinitialized
   }
 
   deinit {
     events.withLock { $0.append("owner deinitialized") }
-    deinitialized.fire()
+    deinitialized.open()
   }
 
   /// The trap: `self` in the task keeps the owner, and so its bag, alive.
-  func loadCapturingSelfStrongly(until gate: Signal) -> Task<Void, Never> {
+  func loadCapturingSelfStrongly(until gate: Gate) -> Task<Void, Never> {
     cancelBag.task {
       await gate.wait()
       self.events.withLock { $0.append("task completed, cancelled: \(Task.isCancelled)") }
@@ -214,9 +214,9 @@ private final class CapturingScreen: AutoCancelOwner, Sendable {
   }
 
   /// The fix: `[weak self]` lets the owner go, and the bag's deinit cancels the task.
-  func loadCapturingSelfWeakly(started: Signal) -> Task<CancellationReason?, Never> {
+  func loadCapturingSelfWeakly(started: Gate) -> Task<CancellationReason?, Never> {
     cancelBag.task { [weak self] in
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       self?.events.withLock { $0.append("still here") }
       return CancellationReason.current
@@ -229,8 +229,8 @@ struct RetainCycleTrapTests {
   @Test("strongly keeps the owner alive until the task completes")
   func strongCaptureKeepsTheOwnerAlive() async {
     let events = Protected<[String]>([])
-    let deinitialized = Signal()
-    let gate = Signal()
+    let deinitialized = Gate()
+    let gate = Gate()
     var screen: CapturingScreen? = CapturingScreen(events: events, deinitialized: deinitialized)
     weak var weakScreen: CapturingScreen?
     weakScreen = screen
@@ -240,7 +240,7 @@ struct RetainCycleTrapTests {
     #expect(weakScreen != nil, "…but the task still holds it, so its bag never cancels")
     #expect(task?.isCancelled == false)
 
-    gate.fire()  // only when the work completes on its own…
+    gate.open()  // only when the work completes on its own…
     await task?.value
     task = nil
     await deinitialized.wait()  // …is the owner freed, and then there is nothing to cancel.
@@ -250,8 +250,8 @@ struct RetainCycleTrapTests {
   @Test("weakly lets the owner go, and is cancelled (ownerGone)")
   func weakCaptureLetsTheOwnerGo() async {
     let events = Protected<[String]>([])
-    let deinitialized = Signal()
-    let started = Signal()
+    let deinitialized = Gate()
+    let started = Gate()
     var screen: CapturingScreen? = CapturingScreen(events: events, deinitialized: deinitialized)
     weak var weakScreen: CapturingScreen?
     weakScreen = screen
@@ -260,7 +260,7 @@ struct RetainCycleTrapTests {
 
     screen = nil
     #expect(weakScreen == nil)
-    #expect(deinitialized.isFired)
+    #expect(deinitialized.hasOpened)
     #expect(await task.value == .ownerGone)
     #expect(events.current == ["owner deinitialized"])
   }

@@ -28,9 +28,9 @@ struct AutoCancellableTests {
   @Test("is adopted by Task: the bag cancels a Task added to it")
   func taskConforms() async {
     let bag = CancelBag()
-    let started = Signal()
+    let started = Gate()
     let task = Task { () async -> Bool in
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       return Task.isCancelled
     }

@@ -61,13 +61,13 @@ struct CallSiteTests {
   @Test("is the line that launched a bag task, keyed or not")
   func bagTasks() async {
     let bag = sitedBag()
-    let gate = Signal()
+    let gate = Gate()
     let plain = nextLine()
     let first = bag.task { await gate.wait() }
     let keyed = nextLine()
     let second = bag.task(key: "sync", policy: .enqueue) { await gate.wait() }
     #expect(bag.snapshot().map(\.callSite) == [plain, keyed])
-    gate.fire()
+    gate.open()
     await first.value
     _ = await second?.result
   }

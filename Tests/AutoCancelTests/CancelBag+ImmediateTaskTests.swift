@@ -16,7 +16,7 @@
       guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
       let bag = CancelBag()
       let events = Protected<[String]>([])
-      let gate = Signal()
+      let gate = Gate()
       let task = bag.immediateTask {
         events.withLock { $0.append("started") }
         await gate.wait()
@@ -25,7 +25,7 @@
       events.withLock { $0.append("returned") }
       #expect(events.current == ["started", "returned"])
       #expect(bag.count == 1)
-      gate.fire()
+      gate.open()
       await task.value
       #expect(events.current == ["started", "returned", "resumed"])
       #expect(bag.count == 0)

@@ -50,13 +50,13 @@ struct CancelBagKeyedAddTests {
   func addedWorkHoldsItsKey() async throws {
     let bag = CancelBag()
     let registration = bag.add(RecordingWork("upload"), key: "sync", policy: .runConcurrently)
-    let started = Signal()
-    let next = bag.task(key: "sync", policy: .enqueue) { started.fire() }
+    let started = Gate()
+    let next = bag.task(key: "sync", policy: .enqueue) { started.open() }
     #expect(bag.waitingLaunchCount(key: "sync") == 1)
     #expect(bag.isRunning(key: "sync"))
     registration.finish()
     try await next?.value
-    #expect(started.isFired)
+    #expect(started.hasOpened)
     #expect(!bag.isRunning(key: "sync"))
   }
 }

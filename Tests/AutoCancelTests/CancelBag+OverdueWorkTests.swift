@@ -24,7 +24,7 @@ private func withOverdueReports(
 
 /// Waits, ignoring cancellation, until `release` fires: what a task that never checks for
 /// cancellation does. (A detached task is not cancelled with the one that awaits it.)
-private func ignoringCancellation(until release: Signal) async {
+private func ignoringCancellation(until release: Gate) async {
   await Task.detached { await release.wait() }.value
 }
 
@@ -34,7 +34,7 @@ struct CancelBagOverdueWorkTests {
   func ignoringTaskIsReportedOnce() async {
     await withOverdueReports(threshold: 0.2, prefix: "overdue-ignoring") { reports in
       let bag = CancelBag()
-      let release = Signal()
+      let release = Gate()
       let task = bag.task(label: "overdue-ignoring") { await ignoringCancellation(until: release) }
       bag.cancelAll(reason: .custom("screen left"))
       await waitUntil("the task is reported") { !reports.current.isEmpty }
@@ -49,7 +49,7 @@ struct CancelBagOverdueWorkTests {
       #expect(all.first?.reason == .custom("screen left"))
       #expect((all.first?.secondsSinceCancel ?? 0) >= 0.2)
       #expect(all.first?.description.contains("after it was cancelled (screen left)") == true)
-      release.fire()
+      release.open()
       await task.value
     }
   }
@@ -59,9 +59,9 @@ struct CancelBagOverdueWorkTests {
     // A long threshold while the task stops, so that no visit reports it meanwhile.
     await withOverdueReports(threshold: 60, prefix: "overdue-honouring") { reports in
       let bag = CancelBag()
-      let started = Signal()
+      let started = Gate()
       let task = bag.task(label: "overdue-honouring") {
-        started.fire()
+        started.open()
         await suspendUntilCancelled()
       }
       await started.wait()
@@ -78,11 +78,11 @@ struct CancelBagOverdueWorkTests {
   func stoppingAfterTheReportIsNotReportedAgain() async {
     await withOverdueReports(threshold: 0, prefix: "overdue-late") { reports in
       let bag = CancelBag()
-      let release = Signal()
+      let release = Gate()
       let task = bag.task(label: "overdue-late") { await ignoringCancellation(until: release) }
       bag.cancelAll()
       await waitUntil("the task is reported") { !reports.current.isEmpty }
-      release.fire()
+      release.open()
       await task.value
       _ = OverdueWatch.visit()
       #expect(reports.current.count == 1)
@@ -93,7 +93,7 @@ struct CancelBagOverdueWorkTests {
   func addedTaskAndFinishReportingWork() async {
     await withOverdueReports(threshold: 0, prefix: "overdue-kind") { reports in
       let bag = CancelBag()
-      let release = Signal()
+      let release = Gate()
       let task = Task { await ignoringCancellation(until: release) }
       bag.add(task, label: "overdue-kind task")
       let running = RecordingFinishingWork()
@@ -109,7 +109,7 @@ struct CancelBagOverdueWorkTests {
       let reported = reports.current.map { $0.item.label ?? "" }.sorted()
       #expect(reported == ["overdue-kind running", "overdue-kind task"])
       #expect(reports.current.allSatisfy { $0.reason == .custom("closed") })
-      release.fire()
+      release.open()
       await task.value
     }
   }
@@ -119,12 +119,12 @@ struct CancelBagOverdueWorkTests {
     await withOverdueReports(threshold: 0, prefix: "overdue-ended") { reports in
       let bag = CancelBag()
       bag.end(reason: .custom("gone"))
-      let release = Signal()
+      let release = Gate()
       let task = bag.task(label: "overdue-ended") { await ignoringCancellation(until: release) }
       await waitUntil("the task is reported") { !reports.current.isEmpty }
       #expect(reports.current.map(\.reason) == [.custom("gone")])
       #expect(reports.current.first?.item.id == 0)
-      release.fire()
+      release.open()
       await task.value
     }
   }
@@ -133,7 +133,7 @@ struct CancelBagOverdueWorkTests {
   func handlerRunsOutsideLocks() async {
     await withOverdueReports(threshold: 0, prefix: "overdue-lock") { reports in
       let bag = CancelBag()
-      let release = Signal()
+      let release = Gate()
       let task = bag.task(label: "overdue-lock") { await ignoringCancellation(until: release) }
       let recorder = CancelBag.overdueWorkHandler
       CancelBag.overdueWorkHandler = { report in
@@ -144,7 +144,7 @@ struct CancelBagOverdueWorkTests {
       }
       bag.cancelAll()
       await waitUntil("the task is reported") { !reports.current.isEmpty }
-      release.fire()
+      release.open()
       await task.value
     }
   }
@@ -155,13 +155,13 @@ struct CancelBagOverdueWorkTests {
       let recorder = CancelBag.overdueWorkHandler
       CancelBag.overdueWorkHandler = nil
       let bag = CancelBag()
-      let release = Signal()
+      let release = Gate()
       let task = bag.task(label: "overdue-off") { await ignoringCancellation(until: release) }
       bag.cancelAll()
       CancelBag.overdueWorkHandler = recorder
       _ = OverdueWatch.visit()
       #expect(reports.current.isEmpty)
-      release.fire()
+      release.open()
       await task.value
     }
   }

@@ -13,7 +13,7 @@ struct CancelBagTaskTests {
   @Test("is registered in the bag before it starts")
   func registeredBeforeItStarts() async throws {
     let bag = CancelBag()
-    let gate = Signal()
+    let gate = Gate()
     let countInside = Protected<Int?>(nil)
     let task = bag.task {
       countInside.withLock { $0 = bag.count }
@@ -21,7 +21,7 @@ struct CancelBagTaskTests {
       try Task.checkCancellation()
     }
     #expect(bag.count == 1)
-    gate.fire()
+    gate.open()
     try await task.value
     #expect(countInside.current == 1)
   }
@@ -51,9 +51,9 @@ struct CancelBagTaskTests {
   @Test("is cancelled when the bag ends, and reads the end reason as CancellationReason.current")
   func cancelledWhenTheBagEnds() async throws {
     let bag = CancelBag()
-    let started = Signal()
+    let started = Gate()
     let task = bag.task {
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       try Task.checkCancellation()
     }
@@ -63,9 +63,9 @@ struct CancelBagTaskTests {
     #expect(bag.count == 0)
 
     let secondBag = CancelBag()
-    let reasonStarted = Signal()
+    let reasonStarted = Gate()
     let reading = secondBag.task {
-      reasonStarted.fire()
+      reasonStarted.open()
       await suspendUntilCancelled()
       return CancellationReason.current
     }
@@ -76,10 +76,10 @@ struct CancelBagTaskTests {
 
   @Test("is cancelled when the bag is deinitialized, reading ownerGone")
   func cancelledWhenTheBagIsDeinitialized() async {
-    let started = Signal()
+    let started = Gate()
     var bag: CancelBag? = CancelBag()
     let task = bag!.task { () async -> (Bool, CancellationReason?) in
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       return (Task.isCancelled, CancellationReason.current)
     }
@@ -93,9 +93,9 @@ struct CancelBagTaskTests {
   @Test("is cancelled with reason replaced when a newer task takes its key")
   func replacedUnderItsKey() async {
     let bag = CancelBag()
-    let started = Signal()
+    let started = Gate()
     let older = bag.task(key: "search") { () async -> CancellationReason? in
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       return CancellationReason.current
     }
@@ -209,12 +209,12 @@ struct ForeignCancellationReasonTests {
   )
   func nilInUserCancelledUnstructuredTask() async {
     let bag = CancelBag()
-    let innerStarted = Signal()
-    let bagCancelled = Signal()
+    let innerStarted = Gate()
+    let bagCancelled = Gate()
     let inner = Protected<Task<CancellationReason?, Never>?>(nil)
     let outer = bag.task(key: "k") { () async -> CancellationReason? in
       let task = Task { () async -> CancellationReason? in
-        innerStarted.fire()
+        innerStarted.open()
         await suspendUntilCancelled()
         await bagCancelled.wait()
         return CancellationReason.current
@@ -228,17 +228,17 @@ struct ForeignCancellationReasonTests {
     innerTask.cancel()
     bag.task(key: "k") {}
     #expect(await outer.value == .replaced)
-    bagCancelled.fire()
+    bagCancelled.open()
     #expect(await innerTask.value == nil)
   }
 
   @Test("is nil in a bag task cancelled through its handle before the bag ended")
   func nilWhenCancelledThroughHandle() async {
     let bag = CancelBag()
-    let started = Signal()
-    let bagEnded = Signal()
+    let started = Gate()
+    let bagEnded = Gate()
     let task = bag.task { () async -> CancellationReason? in
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       await bagEnded.wait()
       return CancellationReason.current
@@ -246,17 +246,17 @@ struct ForeignCancellationReasonTests {
     await started.wait()
     task.cancel()
     bag.end(reason: .custom("closed"))
-    bagEnded.fire()
+    bagEnded.open()
     #expect(await task.value == nil)
   }
 
   @Test("is nil in a child task, and the bag's reason in the bag task around it")
   func childTasksReadNil() async {
     let bag = CancelBag()
-    let started = Signal()
+    let started = Gate()
     let task = bag.task { () async -> (CancellationReason?, CancellationReason?) in
       async let child: CancellationReason? = {
-        started.fire()
+        started.open()
         await suspendUntilCancelled()
         return CancellationReason.current
       }()
@@ -324,9 +324,9 @@ struct CancelBagTaskFailureTests {
     let bag = CancelBag()
     let kinds = Kinds()
     bag.observe(kinds.append)
-    let started = Signal()
+    let started = Gate()
     let task = bag.task { () async throws -> Void in
-      started.fire()
+      started.open()
       while !Task.isCancelled { await Task.yield() }
       throw Offline()
     }

@@ -20,7 +20,7 @@ struct CancelBagItemTests {
   @Test("names the type of each kind of work")
   func workTypeNames() async {
     let bag = CancelBag()
-    let gate = Signal()
+    let gate = Gate()
     bag.add(RecordingWork())
     let boxed = Task<Int, Never> { 1 }
     bag.add(boxed)
@@ -36,7 +36,7 @@ struct CancelBagItemTests {
         "RecordingWork", "Task<Int, Never>", "closure", "DispatchWorkItem", "RecordingValueWork",
         "Task<Int, Never>",
       ])
-    gate.fire()
+    gate.open()
     _ = await launched.value
   }
 

@@ -56,13 +56,13 @@ struct CancelBagTests {
   @Test("never retains its owner: the owner deinitializes and its work is cancelled (ownerGone)")
   func neverRetainsItsOwner() async {
     let probe = RecordingWork()
-    let started = Signal()
+    let started = Gate()
     var screen: Screen? = Screen()
     weak var weakScreen: Screen?
     weakScreen = screen
     screen!.autoCancel(probe)
     let task = screen!.cancelBag.task {
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       return CancellationReason.current
     }
@@ -76,14 +76,14 @@ struct CancelBagTests {
   @Test("is deinitialized while a copy of a registration and a task it launched still exist")
   func registrationsAndTasksDoNotKeepTheBagAlive() async {
     let probe = RecordingWork()
-    let started = Signal()
+    let started = Gate()
     var bag: CancelBag? = CancelBag()
     weak var weakBag: CancelBag?
     weakBag = bag
     let registration = bag!.add(probe)
     let copy = registration
     let task = bag!.task {
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       return CancellationReason.current
     }

@@ -34,9 +34,9 @@ struct ErrorIsCancellationTests {
   @Test("answers true for what a bag task throws when the bag cancels it")
   func bagTaskCancellationIsACancellation() async {
     let bag = CancelBag()
-    let started = Signal()
+    let started = Gate()
     let task = bag.task {
-      started.fire()
+      started.open()
       try await Task.sleep(nanoseconds: 3_600_000_000_000)
     }
     await started.wait()

@@ -28,7 +28,7 @@ private final class ImageRequest: FinishReporting, Sendable {
 /// A request whose `isFinished` holds the sweep that asks it until the test lets it go.
 private final class HeldRequest: FinishReporting, Sendable {
   /// Fires when a sweep first asks.
-  let asked = Signal()
+  let asked = Gate()
   /// Lets the sweep's question return.
   let answer = Gate()
   private let finished = Protected(false)
@@ -37,7 +37,7 @@ private final class HeldRequest: FinishReporting, Sendable {
   func cancel() {}
 
   var isFinished: Bool {
-    asked.fire()
+    asked.open()
     answer.wait()
     return finished.current
   }
@@ -268,9 +268,9 @@ struct FinishReportingTests {
   @Test("is cancelled when the owner goes, if it is a task still running")
   func runningTaskIsCancelled() async {
     var uploader: Uploader? = Uploader()
-    let started = Signal()
+    let started = Gate()
     let task = Task {
-      started.fire()
+      started.open()
       await suspendUntilCancelled()
       return Task.isCancelled
     }
@@ -293,13 +293,13 @@ struct FinishReportingTests {
   @Test("makes two registrations when it is the same task bound twice, both leaving as it returns")
   func sameTaskTwice() async {
     let bag = CancelBag()
-    let gate = Signal()
+    let gate = Gate()
     let task = Task { await gate.wait() }
     let first = bag.add(task)
     let second = bag.add(task)
     #expect(first != second)
     #expect(bag.count == 2)
-    gate.fire()
+    gate.open()
     await task.value
     await waitUntil("both registrations left") { bag.count == 0 }
   }

@@ -184,10 +184,10 @@ struct KeyPolicyTests {
   func neverRunsOnAnEndedBag(policy: KeyPolicy) async {
     let bag = CancelBag()
     bag.end()
-    let started = Signal()
-    let task = bag.task(key: "k", policy: policy) { started.fire() }
+    let started = Gate()
+    let task = bag.task(key: "k", policy: policy) { started.open() }
     #expect(await cancellation(of: task) == true)
-    #expect(!started.isFired)
+    #expect(!started.hasOpened)
     #expect(!bag.isRunning(key: "k"))
   }
 

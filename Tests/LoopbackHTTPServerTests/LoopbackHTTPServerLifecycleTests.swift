@@ -10,84 +10,100 @@ import Testing
 struct LoopbackHTTPServerLifecycleTests {
   @Test("serves 300 concurrent connections and closes them all")
   func threeHundredConcurrentConnectionsAreServedAndAllClosed() async throws {
-    let server = try startedServer()
-    defer { server.stop() }
-    let seed = TestSeed.fresh()
-    print("LoopbackHTTPServer concurrency: \(TestSeed.describe(seed))")
-    var generator = SeededGenerator(seed: seed)
-    let count = 300
+    try await withServer { server in
+      let seed = TestSeed.fresh()
+      print("LoopbackHTTPServer concurrency: \(TestSeed.describe(seed))")
+      var generator = SeededGenerator(seed: seed)
+      let count = 300
 
-    var clients: [RawClient] = []
-    var sizes: [Int] = []
-    for index in 0..<count {
-      let client = try RawClient(port: server.port)
-      let size = Int.random(in: 0...20_000, using: &generator)
-      if Bool.random(using: &generator) {
-        try client.get("/bytes?size=\(size)&id=many-\(index)")
-      } else {
-        try client.get("/slow?size=\(size)&chunk=4000&interval_ms=1&id=many-\(index)")
+      var clients: [RawClient] = []
+      var sizes: [Int] = []
+      for index in 0..<count {
+        let client = try RawClient(port: server.port)
+        let size = Int.random(in: 0...20_000, using: &generator)
+        if Bool.random(using: &generator) {
+          try client.get("/bytes?size=\(size)&id=many-\(index)")
+        } else {
+          try client.get("/slow?size=\(size)&chunk=4000&interval_ms=1&id=many-\(index)")
+        }
+        clients.append(client)
+        sizes.append(size)
       }
-      clients.append(client)
-      sizes.append(size)
-    }
-    let allOpen = await server.waitForConnections { $0.open == count }
-    #expect(allOpen?.accepted == count, "\(TestSeed.describe(seed))")
+      let allOpen = await server.waitForConnections { $0.open == count }
+      #expect(allOpen?.accepted == count, "\(TestSeed.describe(seed))")
 
-    for (client, size) in zip(clients, sizes) {
-      #expect(try client.readResponse().body.count == size, "\(TestSeed.describe(seed))")
+      for (client, size) in zip(clients, sizes) {
+        #expect(try client.readResponse().body.count == size, "\(TestSeed.describe(seed))")
+      }
+      for (index, size) in sizes.enumerated() {
+        let record = try #require(await server.waitForRecord(id: "many-\(index)"))
+        #expect(record.completed && record.bytesSent == size, "\(TestSeed.describe(seed))")
+      }
+      for client in clients { client.close() }
+      let closed = await server.waitForConnections { $0.open == 0 }
+      #expect(closed?.accepted == count)
     }
-    for (index, size) in sizes.enumerated() {
-      let record = try #require(await server.waitForRecord(id: "many-\(index)"))
-      #expect(record.completed && record.bytesSent == size, "\(TestSeed.describe(seed))")
-    }
-    for client in clients { client.close() }
-    let closed = await server.waitForConnections { $0.open == 0 }
-    #expect(closed?.accepted == count)
   }
 
   @Test("closes its listener and every connection on stop, ending requests in flight")
   func stopClosesTheListenerAndEveryConnectionAndEndsInFlightRequests() async throws {
-    let server = try startedServer()
-    let port = server.port
-    let busy = try RawClient(port: port)
-    try busy.get("/slow?size=10000000&chunk=1000&interval_ms=60000&id=cut-short")
-    _ = try busy.readHead()
-    let idle = try RawClient(port: port)
-    try idle.get("/bytes?size=1")
-    _ = try idle.readResponse()
-    _ = try #require(await server.waitForConnections { $0.open == 2 })
+    try await withServer { server in
+      let port = server.port
+      let busy = try RawClient(port: port)
+      try busy.get("/slow?size=10000000&chunk=1000&interval_ms=60000&id=cut-short")
+      _ = try busy.readHead()
+      let idle = try RawClient(port: port)
+      try idle.get("/bytes?size=1")
+      _ = try idle.readResponse()
+      _ = try #require(await server.waitForConnections { $0.open == 2 })
 
-    // Where /proc exists, count the process's sockets bound locally to the server's port:
-    // the listener and both accepted connections now, none after stop().
-    if let before = descriptorsBound(toPort: port) {
-      #expect(before == 3)
+      // Where /proc exists, count the process's sockets bound locally to the server's port:
+      // the listener and both accepted connections now, none after stop().
+      if let before = descriptorsBound(toPort: port) {
+        #expect(before == 3)
+      }
+      await server.stop()
+      if let after = descriptorsBound(toPort: port) {
+        #expect(after == 0)
+      }
+      #expect(server.connections.open == 0)
+      let record = try #require(server.record(id: "cut-short"))
+      #expect(record.isFinished)
+      #expect(!record.completed)
+      #expect(!record.clientWentAway)
+      #expect(try busy.readsEndOfStream())
+      #expect(try idle.readsEndOfStream())
+      #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
     }
-    server.stop()
-    if let after = descriptorsBound(toPort: port) {
-      #expect(after == 0)
-    }
-    #expect(server.connections.open == 0)
-    let record = try #require(server.record(id: "cut-short"))
-    #expect(record.isFinished)
-    #expect(!record.completed)
-    #expect(!record.clientWentAway)
-    #expect(try busy.readsEndOfStream())
-    #expect(try idle.readsEndOfStream())
-    #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
   }
 
-  @Test("stops idempotently, from many tasks at once")
+  @Test(
+    "stops idempotently from many tasks and threads at once, each returning once it has stopped"
+  )
   func stopIsIdempotentAndSafeFromManyTasksAtOnce() async throws {
-    let server = try startedServer()
-    let client = try RawClient(port: server.port)
-    try client.get("/bytes?size=1")
-    _ = try client.readResponse()
-    await withTaskGroup(of: Void.self) { group in
-      for _ in 0..<8 { group.addTask { server.stop() } }
+    try await withServer { server in
+      let client = try RawClient(port: server.port)
+      try client.get("/bytes?size=1")
+      _ = try client.readResponse()
+      // Both forms at once: tasks await the async stop, threads block in the synchronous one.
+      await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<4 {
+          group.addTask {
+            await server.stop()
+            #expect(server.connections.open == 0)
+          }
+        }
+        group.addTask {
+          await onThreads(4) { _ in
+            server.stop()
+            #expect(server.connections.open == 0)
+          }
+        }
+      }
+      await server.stop()
+      #expect(server.connections.open == 0)
+      #expect(throws: LoopbackHTTPServerError.self) { try server.start() }
     }
-    server.stop()
-    #expect(server.connections.open == 0)
-    #expect(throws: LoopbackHTTPServerError.self) { try server.start() }
   }
 
   @Test("starts on an ephemeral port, and ignores a start while running")
@@ -105,27 +121,27 @@ struct LoopbackHTTPServerLifecycleTests {
   }
 
   @Test("raises the process's soft limit of open descriptors to the hard limit when it starts")
-  func raisesOpenFilesLimit() throws {
-    let server = LoopbackHTTPServer()
-    try server.start()
-    defer { server.stop() }
-    var limit = rlimit()
-    #if canImport(Glibc)
-      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-      let resource = RLIMIT_NOFILE
-    #endif
-    try #require(getrlimit(resource, &limit) == 0)
-    #if canImport(Darwin)
-      #expect(limit.rlim_cur >= min(limit.rlim_max, rlim_t(OPEN_MAX)))
-    #else
-      #expect(limit.rlim_cur == limit.rlim_max)
-    #endif
+  func raisesOpenFilesLimit() async throws {
+    try await withServer { server in
+      var limit = rlimit()
+      #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+      #else
+        let resource = RLIMIT_NOFILE
+      #endif
+      try #require(getrlimit(resource, &limit) == 0)
+      #if canImport(Darwin)
+        #expect(limit.rlim_cur >= min(limit.rlim_max, rlim_t(OPEN_MAX)))
+      #else
+        #expect(limit.rlim_cur == limit.rlim_max)
+      #endif
+    }
   }
 
   @Test("stops when it is dropped")
   func droppingTheServerStopsIt() throws {
-    var server: LoopbackHTTPServer? = try startedServer()
+    var server: LoopbackHTTPServer? = LoopbackHTTPServer()
+    try server?.start()
     let port = try #require(server?.port)
     let client = try RawClient(port: port)
     try withExtendedLifetime(server) {
@@ -151,44 +167,46 @@ struct LoopbackHTTPServerLifecycleTests {
 
   @Test("gives up a wait after its timeout, and after stop")
   func waitingGivesUpAfterTheTimeoutAndAfterStop() async throws {
-    let server = try startedServer()
-    #expect(await server.waitForRecord(id: "never", timeout: 0.05) == nil)
+    try await withServer { server in
+      #expect(await server.waitForRecord(id: "never", timeout: 0.05) == nil)
 
-    let client = try RawClient(port: server.port)
-    try client.get("/bytes?size=1&id=done")
-    _ = try client.readResponse()
-    let pending = Task { await server.waitForRecord(id: "done", timeout: 30) { _ in false } }
-    await server.expectRecord(id: "done")
-    server.stop()
-    #expect(await pending.value == nil)
-    // After stop the waits answer at once from the final state.
-    #expect(await server.waitForRecord(id: "done")?.completed == true)
-    #expect(await server.waitForConnections(timeout: 30) { $0.open == 1 } == nil)
+      let client = try RawClient(port: server.port)
+      try client.get("/bytes?size=1&id=done")
+      _ = try client.readResponse()
+      let pending = Task { await server.waitForRecord(id: "done", timeout: 30) { _ in false } }
+      await server.expectRecord(id: "done")
+      await server.stop()
+      #expect(await pending.value == nil)
+      // After stop the waits answer at once from the final state.
+      #expect(await server.waitForRecord(id: "done")?.completed == true)
+      #expect(await server.waitForConnections(timeout: 30) { $0.open == 1 } == nil)
+    }
   }
 
   @Test("does not deadlock when a wait's predicate stops it")
   func stopFromInsideAWaitPredicateDoesNotDeadlock() async throws {
-    let server = try startedServer()
-    let client = try RawClient(port: server.port)
-    try client.get("/slow?size=100000&chunk=1000&interval_ms=60000&id=stop-inside")
-    let record = await server.waitForRecord(id: "stop-inside") { record in
-      guard record.bytesSent > 0 else { return false }
-      server.stop()  // runs on the connection thread that is sending this response
-      return true
+    try await withServer { server in
+      let client = try RawClient(port: server.port)
+      try client.get("/slow?size=100000&chunk=1000&interval_ms=60000&id=stop-inside")
+      let record = await server.waitForRecord(id: "stop-inside") { record in
+        guard record.bytesSent > 0 else { return false }
+        server.stop()  // runs on the connection thread that is sending this response
+        return true
+      }
+      #expect(record != nil)
+      #expect(try client.readsEndOfStream())
+      let stats = await server.waitForConnections { $0.open == 0 }
+      #expect(stats?.accepted == 1)
     }
-    #expect(record != nil)
-    #expect(try client.readsEndOfStream())
-    let stats = await server.waitForConnections { $0.open == 0 }
-    #expect(stats?.accepted == 1)
   }
 
   @Test("returns nil from a wait that is cancelled")
   func cancellingAWaitReturnsNil() async throws {
-    let server = try startedServer()
-    defer { server.stop() }
-    // An hour, far past the time limit: only the cancellation can end this wait in time.
-    let waiting = Task { await server.waitForRecord(id: "never", timeout: 3_600) }
-    waiting.cancel()
-    #expect(await waiting.value == nil)
+    try await withServer { server in
+      // An hour, far past the time limit: only the cancellation can end this wait in time.
+      let waiting = Task { await server.waitForRecord(id: "never", timeout: 3_600) }
+      waiting.cancel()
+      #expect(await waiting.value == nil)
+    }
   }
 }

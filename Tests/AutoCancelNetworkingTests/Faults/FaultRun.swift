@@ -209,7 +209,7 @@ final class FaultRun: Sendable {
       || (endsByHand && now - startedAt.uptimeNanoseconds >= late)
     let expectation = cell.expectation(cancelCameLate: cancelCameLate)
     switch cell.trigger {
-    case .fault: if cell.fault == .serverKilled { server.stop() }
+    case .fault: if cell.fault == .serverKilled { await server.stop() }
     case .ownerReleased: _ = owners.take()
     case .cancelAll: owners.peek { $0?.forEach { $0.cancelBag.cancelAll() } }
     case .cancelled: started.cancel()
@@ -247,7 +247,7 @@ final class FaultRun: Sendable {
       watched.allSatisfy { $0.owner == nil }
     }
     if !freed { problems.append("an owner was not freed") }
-    killable?.stop()
+    await killable?.stop()
 
     // The session still works.
     let (healthy, body) = FaultRequests.healthy(form: cell.form, server: home, id: "\(id)-after")
@@ -288,7 +288,7 @@ final class FaultRun: Sendable {
             + " \(server.connections.open) connections open to its server after 5 s")
       }
     }
-    for server in servers.values { server.stop() }
+    for server in servers.values { await server.stop() }
     let slack = 32
     let start = descriptorsAtStart
     var now = (try? openFileDescriptorCount()) ?? Int.max

@@ -11,7 +11,7 @@ import Testing
   final class HoldingCache: URLCache, @unchecked Sendable {
     // Safety: `answer` and `asked` are thread-safe test kit primitives, set in `init`.
     let answer = Gate()
-    let asked = Signal()
+    let asked = Gate()
 
     init() {
       super.init(memoryCapacity: 0, diskCapacity: 0, diskPath: nil)
@@ -22,7 +22,7 @@ import Testing
       completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
     ) {
       let answer = self.answer
-      asked.fire()
+      asked.open()
       Thread.detachNewThread {
         answer.wait()
         completionHandler(nil)

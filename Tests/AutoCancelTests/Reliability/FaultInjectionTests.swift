@@ -27,7 +27,7 @@ struct FaultInjectionTests {
     bag.add(RecordedWork(after))
 
     async let sweep: Void = onNewThread { bag.cancelAll(reason: .custom("sweep")) }
-    await entered.opened()
+    await entered.wait()
 
     // The sweep is stuck in the blocker's cancel, on its own thread. Its items are out of
     // the bag already, and the bag serves this thread without waiting for the blocker.
@@ -73,7 +73,7 @@ struct FaultInjectionTests {
       release.wait()
     }
     async let ending: Void = onNewThread { bag.end(reason: .custom("closed")) }
-    await entered.opened()
+    await entered.wait()
 
     #expect(bag.hasEnded)
     let late = ItemRecord(id: 1)
@@ -113,7 +113,7 @@ struct FaultInjectionTests {
       last = nil
       _ = last
     }
-    await entered.opened()
+    await entered.wait()
 
     #expect(weakOwner == nil)
     for registration in registrations {
@@ -139,7 +139,7 @@ struct FaultInjectionTests {
       release.wait()
     }
     async let sweep: Void = onNewThread { bag.cancelAll() }
-    await entered.opened()
+    await entered.wait()
     registration.cancel(reason: .custom("again"))
     registration.finish()
     release.open()
@@ -349,8 +349,8 @@ struct FaultInjectionTests {
         }
       }
       await onNewThread { bag.cancelAll() }
-      await actorHop.opened()
-      await queueHop.opened()
+      await actorHop.wait()
+      await queueHop.wait()
       #expect(bag.count == 0)
     }
   }

@@ -137,7 +137,7 @@ struct LeakTests {
       _ = payload
     }
     _ = consume payload
-    await started.opened()
+    await started.wait()
     owner = nil
     _ = owner
     await task.value

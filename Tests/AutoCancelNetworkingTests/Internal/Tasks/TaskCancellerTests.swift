@@ -13,12 +13,6 @@ import Testing
 
 @Suite("The task canceller", timeLimit(minutes: 1))
 struct TaskCancellerTests {
-  let server: TestServer
-
-  init() throws {
-    server = TestServer()
-    try server.start()
-  }
 
   /// How the task is bound to its bag.
   enum Binding: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -30,65 +24,63 @@ struct TaskCancellerTests {
     "never calls URLSessionTask.cancel() inline: the bag's cancel returns, the task still running, while the canceller's queue is held",
     arguments: Binding.allCases)
   func neverCancelsInline(binding: Binding) async throws {
-    let session = makeCachingSession()
-    defer { session.finishTasksAndInvalidate() }
-    let bag = CancelBag()
-    let id = "inline-\(binding.rawValue)"
-    let url = server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
-    let task: URLSessionTask
-    switch binding {
-    case .helper:
-      task = session.dataTask(with: url, in: bag) { _, _, _ in }
-    case .rawTask:
-      task = session.dataTask(with: url)
-      bag.add(task)
+    try await withServer { server in
+      let session = makeCachingSession()
+      defer { session.finishTasksAndInvalidate() }
+      let bag = CancelBag()
+      let id = "inline-\(binding.rawValue)"
+      let url = server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
+      let task: URLSessionTask
+      switch binding {
+      case .helper:
+        task = session.dataTask(with: url, in: bag) { _, _, _ in }
+      case .rawTask:
+        task = session.dataTask(with: url)
+        bag.add(task)
+      }
+      task.resume()
+      await server.expectRecord(id: id) { $0.bytesSent > 0 }
+      // Suspend the queue that runs the library's cancels: a cancel made there waits, one made
+      // inline would not. Suspended and resumed with nothing awaited in between, and no thread
+      // blocked: the queue is the process's, and other tests' cancels wait while it is held.
+      TaskCanceller.queue.suspend()
+      bag.cancelAll()
+      let stateWhileHeld = task.state
+      TaskCanceller.queue.resume()
+      #expect(stateWhileHeld == .running, "URLSessionTask.cancel() ran on the cancelling thread")
+      let record = await server.expectRecord(id: id)
+      #expect(record?.clientWentAway == true)
     }
-    task.resume()
-    await server.expectRecord(id: id) { $0.bytesSent > 0 }
-    // Suspend the queue that runs the library's cancels: a cancel made there waits, one made
-    // inline would not. Suspended and resumed with nothing awaited in between, and no thread
-    // blocked: the queue is the process's, and other tests' cancels wait while it is held.
-    TaskCanceller.queue.suspend()
-    bag.cancelAll()
-    let stateWhileHeld = task.state
-    TaskCanceller.queue.resume()
-    #expect(stateWhileHeld == .running, "URLSessionTask.cancel() ran on the cancelling thread")
-    let record = await server.expectRecord(id: id)
-    #expect(record?.clientWentAway == true)
   }
 }
 
 #if canImport(FoundationNetworking)
   @Suite("The task canceller, on Linux", timeLimit(minutes: 1))
   struct TaskCancellerLookupTests {
-    let server: TestServer
-
-    init() throws {
-      server = TestServer()
-      try server.start()
-    }
 
     @Test("waits to cancel a task while its URL cache has not answered, then cancels it")
-    func waitsForThePendingLookup() async {
-      let cache = HoldingCache()
-      let session = cache.makeSession()
-      defer { session.finishTasksAndInvalidate() }
-      let bag = CancelBag()
-      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-      let task = session.dataTask(with: server.url("/delay?ms=10000&size=100&id=held")) {
-        _, _, error in reported.yield(error)
+    func waitsForThePendingLookup() async throws {
+      try await withServer { server in
+        let cache = HoldingCache()
+        let session = cache.makeSession()
+        defer { session.finishTasksAndInvalidate() }
+        let bag = CancelBag()
+        let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+        let task = session.dataTask(with: server.url("/delay?ms=10000&size=100&id=held")) {
+          _, _, error in reported.yield(error)
+        }
+        bag.add(task)
+        task.resume()
+        await cache.asked.wait()
+        bag.cancelAll()
+        // The canceller has looked once: the cache has not answered, so it did not cancel.
+        await withCheckedContinuation { done in TaskCanceller.queue.async { done.resume() } }
+        #expect(task.state == .running, "the task was cancelled while its lookup was pending")
+        cache.answer.open()
+        var iterator = errors.makeAsyncIterator()
+        let error = await iterator.next() ?? nil
+        #expect((error as? URLError)?.code == .cancelled)
       }
-      bag.add(task)
-      task.resume()
-      await cache.asked.wait()
-      bag.cancelAll()
-      // The canceller has looked once: the cache has not answered, so it did not cancel.
-      await withCheckedContinuation { done in TaskCanceller.queue.async { done.resume() } }
-      #expect(task.state == .running, "the task was cancelled while its lookup was pending")
-      cache.answer.open()
-      var iterator = errors.makeAsyncIterator()
-      let error = await iterator.next() ?? nil
-      #expect((error as? URLError)?.code == .cancelled)
     }
   }
 #endif
