@@ -39,7 +39,13 @@ it guarantees a compiler version when its condition (with the negations of the b
 before it) implies one: `compiler(>=6.3) && (os(Linux) || os(macOS))` guarantees 6.3,
 `compiler(>=6.2) || os(Linux)` nothing.
 
-And two pitfalls that only a build for an Apple platform would show:
+And three pitfalls that only a build for another platform would show:
+- A local `var` whose every mutation sits in `#if` branches that are off on some platform
+  where the declaration is compiled (a Linux-only `received += n`, say): on that platform it
+  is a constant spelled as a variable. Today's compilers take a name in an inactive branch as
+  used and do not warn (the compiler probe in `scripts/compiler-probes/` shows it on every
+  compiler CI runs), so nothing else would tell; write one `let` per platform instead, which
+  says each platform's value once.
 - `#if canImport(UIKit)` (or its negation) without an `os(...)` test, in a file that uses
   UIKit's views, view controllers, windows or application object: watchOS has UIKit but none
   of these. Write `canImport(UIKit) && !os(watchOS)` (or `!canImport(UIKit) || os(watchOS)`).
@@ -597,6 +603,64 @@ def attribute_cover(header: str) -> dict[str, object]:
     return cover
 
 
+PLATFORM_VAR_RULE = "var mutated only in some platforms' branches"
+LOCAL_VAR = re.compile(r"^\s*var\s+([A-Za-z_]\w*)\b", re.M)
+TYPE_HEADER = re.compile(r"\b(struct|class|enum|extension|actor|protocol)\b")
+MUTATING_METHODS = (
+    "append|insert|remove\\w*|sort|reverse|shuffle|form\\w+|subtract|merge|update\\w*|pop\\w*"
+    "|replace\\w*|swapAt|reserveCapacity|toggle|negate"
+)
+
+
+def mutation_pattern(name: str) -> re.Pattern[str]:
+    """Where a local named `name` is changed: assigned (also through a member or a subscript,
+    and by a compound operator), passed `inout`, or sent a mutating method of the standard
+    library's collections."""
+    target = rf"(?<![\w.]){re.escape(name)}(?:\s*(?:\.\w+|\[[^\]\n]*\]))*"
+    return re.compile(
+        rf"{target}\s*(?:[-+*/%&|^]|<<|>>|&[-+*])?=(?!=)"
+        rf"|(?<![&\w])&{re.escape(name)}\b"
+        rf"|{target}\.(?:{MUTATING_METHODS})\s*\("
+    )
+
+
+def platform_only_mutations(code: str, conditions: list[list[tuple]]) -> list[tuple[int, list[str]]]:
+    """Local `var`s that some platform compiles but never mutates: for each, the line of the
+    declaration and the platforms where every mutation is in a branch that is off."""
+    closing: dict[int, int] = {}
+    open_braces: list[int] = []
+    for at, c in enumerate(code):
+        if c == "{":
+            open_braces.append(at)
+        elif c == "}" and open_braces:
+            closing[open_braces.pop()] = at
+    found: list[tuple[int, list[str]]] = []
+    for declaration in LOCAL_VAR.finditer(code):
+        at = declaration.start(1)
+        enclosing = [b for b, end in closing.items() if b < at < end]
+        if not enclosing:
+            continue
+        brace = max(enclosing)
+        header = re.split(r"[{}]", code[header_start(code, brace) : brace])[-1]
+        if TYPE_HEADER.search(header) and not re.search(r"\bfunc\b", header):
+            continue
+        line = code.count("\n", 0, at)
+        end_of_line = code.find("\n", at)
+        body = code[end_of_line if end_of_line >= 0 else len(code) : closing[brace]]
+        offset = end_of_line if end_of_line >= 0 else len(code)
+        lines = {code.count("\n", 0, offset + m.start()) for m in mutation_pattern(declaration.group(1)).finditer(body)}
+        if not lines:
+            continue
+        platforms = [
+            p
+            for p in (*APPLE, LINUX)
+            if active_on(conditions[line], p) and not any(active_on(conditions[k], p) for k in lines)
+        ]
+        if platforms:
+            found.append((line, platforms))
+    return found
+
+
 def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
@@ -703,6 +767,11 @@ def check_file(path: str, module_has_foundation: bool) -> list[Finding]:
             index = code.count("\n", 0, match.start())
             if not AVAILABILITY_OK.search(raw_lines[index]) and compiler_floor[index] < compiler:
                 findings.append(Finding(path, index + 1, name, NEWER_COMPILER, raw_lines[index].strip()))
+
+    for index, platforms in platform_only_mutations(code, conditions):
+        if not AVAILABILITY_OK.search(raw_lines[index]):
+            needs = f"a mutation compiled on {', '.join(platforms)}, or one let per platform"
+            findings.append(Finding(path, index + 1, PLATFORM_VAR_RULE, needs, raw_lines[index].strip()))
 
     if UIKIT_VIEW_TYPES.search(code):
         for index, line in enumerate(raw_lines):
@@ -926,6 +995,61 @@ func t(_ raw: RawSpan) {}  // finds: Span/RawSpan (Swift 6.2)
   let elsewhere = ContinuousClock()  // finds: ContinuousClock
 #endif
 func immediate() { Task.immediate {} }  // finds: Task.immediate; Task.immediate (Swift 6.2 standard library)
+func received(_ task: Int64) -> Int64? {
+  var received: Int64? = nil  // finds: var mutated only in some platforms' branches
+  #if canImport(FoundationNetworking)
+    received = task
+  #endif
+  return received
+}
+func sent(_ task: Int64) -> Int64 {
+  var sent = task  // finds: var mutated only in some platforms' branches
+  #if canImport(Darwin)
+    sent += 1
+  #elseif os(macOS)
+    sent.negate()
+  #endif
+  return sent
+}
+func counts(_ task: Int64) -> [Int64] {
+  var counts: [Int64] = []  // finds: var mutated only in some platforms' branches
+  #if !os(Linux)
+    counts.append(task)
+    counts[0] = 1
+  #endif
+  var both = task
+  #if canImport(FoundationNetworking)
+    both = 1
+  #else
+    both = 2
+  #endif
+  var anywhere = [task]
+  anywhere.append(1)
+  #if os(Linux)
+    anywhere[0] = 2
+  #endif
+  var passed = task
+  #if canImport(Darwin)
+    swap(&passed, &passed)
+  #else
+    passed = (passed, 1).1
+  #endif
+  var unused = task
+  return counts + anywhere + [both, passed, unused]
+}
+struct Account {
+  var received: Int64 = 0
+  #if os(Linux)
+    mutating func add() { received += 1 }
+  #endif
+}
+#if os(Linux)
+  func linuxOnly() -> Int {
+    var n = 0
+    n += 1
+    return n
+  }
+#endif
 """
 
 # A test that uses Swift Testing's APIs newer than Swift 6.0, inside and outside the

@@ -62,10 +62,11 @@ enum Socket {
   static let openFilesLimitRaised: Void = {
     var limit = rlimit()
     guard getrlimit(resourceNoFile, &limit) == 0 else { return }
-    var wanted = limit.rlim_max
     #if canImport(Darwin)
       // Darwin refuses RLIM_INFINITY for RLIMIT_NOFILE.
-      wanted = min(wanted, rlim_t(OPEN_MAX))
+      let wanted = min(limit.rlim_max, rlim_t(OPEN_MAX))
+    #else
+      let wanted = limit.rlim_max
     #endif
     guard limit.rlim_cur < wanted else { return }
     limit.rlim_cur = wanted
