@@ -193,6 +193,10 @@ struct SharedRequestsTests {
       Task { try await shared.value(for: 1, operation: request.run) }
     }
     await request.started()
+    // A caller still on its way in would find the result gone and rightly start anew.
+    await waitUntil("every caller shares the request, \(TestSeed.describe(seed))") {
+      shared.callerCount(for: 1) == callers.count
+    }
     let cancelFirst = random.next() % 2 == 0
     if cancelFirst {
       for caller in callers { caller.cancel() }
