@@ -97,14 +97,20 @@ public final class CancelSafeURLCache: URLCache, @unchecked Sendable {
     base.storeCachedResponse(cachedResponse, for: request)
   }
 
-  /// Looks the task's request up in the wrapped cache and calls `completionHandler` before
-  /// returning: the lookup that makes cancellation safe.
-  public override func getCachedResponse(
-    for dataTask: URLSessionDataTask,
-    completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
-  ) {
-    completionHandler(dataTask.currentRequest.flatMap { base.cachedResponse(for: $0) })
-  }
+  #if canImport(FoundationNetworking)
+    /// Looks the task's request up in the wrapped cache and calls `completionHandler` before
+    /// returning: the lookup that makes cancellation safe.
+    ///
+    /// Linux only. On Apple platforms, where a lookup cannot race a cancel, the lookup by
+    /// task is URLCache's own: whether the SDK's completion handler is `@Sendable` differs
+    /// between SDKs, so an override there would compile with some Xcodes only.
+    public override func getCachedResponse(
+      for dataTask: URLSessionDataTask,
+      completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
+    ) {
+      completionHandler(dataTask.currentRequest.flatMap { base.cachedResponse(for: $0) })
+    }
+  #endif
 
   /// Removes the wrapped cache's response for the task's current request.
   public override func removeCachedResponse(for dataTask: URLSessionDataTask) {

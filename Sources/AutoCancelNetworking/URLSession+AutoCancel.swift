@@ -196,7 +196,8 @@ extension URLSession {
     make: (URLSession, @escaping TaskRequest<Body>.Handler) -> SessionTask
   ) -> SessionTask {
     let request = TaskRequest<Body>(
-      kind: kind, delivery: .handler(completionHandler, queue: delegateQueue))
+      kind: kind, delivery: .handler(completionHandler, queue: .init(operationQueue: delegateQueue))
+    )
     request.register(in: bag, label: label, file: file, line: line)
     return request.taskForCaller(for: self, make)
   }

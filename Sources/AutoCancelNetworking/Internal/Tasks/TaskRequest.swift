@@ -22,13 +22,21 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
   enum Delivery: Sendable {
     /// A completion handler: URLSession's triple as it comes (on the session's delegate
     /// queue), or a cancellation on `queue`, at once.
-    case handler(Handler, queue: OperationQueue)
+    case handler(Handler, queue: DeliveryQueue)
     /// An async call that has not begun to wait yet.
     case awaiting
     /// An async call waiting for the body and response, or an error.
     case continuation(CheckedContinuation<(Body?, URLResponse?), any Error>)
     /// The result was delivered.
     case delivered
+  }
+
+  /// The queue a completion handler's cancellation is delivered on: the session's delegate
+  /// queue. Boxed so that `Delivery` is `Sendable` whether or not the SDK at hand marks
+  /// `OperationQueue` so (FoundationNetworking does; Apple's SDKs have not always): the queue
+  /// is only ever asked to add an operation, which it does from any thread.
+  struct DeliveryQueue: @unchecked Sendable {
+    let operationQueue: OperationQueue
   }
 
   struct Extra: Sendable {
@@ -123,7 +131,7 @@ final class TaskRequest<Body: Sendable>: BoundRequest, Sendable {
     registration?.finish()  // no-op when the bag itself is cancelling
     switch delivery {
     case .handler(let handler, let queue):
-      queue.addOperation { handler(nil, nil, URLError(.cancelled)) }
+      queue.operationQueue.addOperation { handler(nil, nil, URLError(.cancelled)) }
     case .continuation(let continuation):
       continuation.resume(throwing: CancellationError())
     case .awaiting, .delivered:

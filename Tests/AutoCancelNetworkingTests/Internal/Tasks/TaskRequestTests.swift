@@ -17,7 +17,7 @@ struct TaskRequestTests {
   ) -> (URLSessionTask, complete: TaskRequest<Data>.Handler) {
     let session = URLSession(configuration: .ephemeral)
     let request = TaskRequest<Data>(
-      kind: .data, delivery: .handler(handler, queue: session.delegateQueue))
+      kind: .data, delivery: .handler(handler, queue: .init(operationQueue: session.delegateQueue)))
     request.register(in: bag, label: nil, file: #fileID, line: #line)
     let complete = Protected<TaskRequest<Data>.Handler?>(nil)
     let task = request.taskForCaller(for: session) { runner, completion in
