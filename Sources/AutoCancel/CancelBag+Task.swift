@@ -157,6 +157,21 @@ extension CancelBag {
     return task
   }
 
+  /// Starts a task without a key, label or priority, as
+  /// ``task(key:label:priority:file:line:operation:)->Task<Success,Never>`` does, and returns
+  /// its registration instead of the task: for work of the library's other modules that is
+  /// cancelled with a reason of its own, such as a shared request whose last caller left.
+  package func launch(
+    file: StaticString = #fileID, line: UInt = #line,
+    _ operation: sending @escaping @isolated(any) () async -> Void
+  ) -> CancelRegistration {
+    // Never refused: no key.
+    let launch = prepareTask(key: nil, label: nil, file: file, line: line)!.launch
+    let task = Task.named(nil, priority: nil) { await launch.run(isolation: nil, operation) }
+    launch.cancellation.attach(task)
+    return launch.registration
+  }
+
   /// Registers a task about to be launched, and names it: nil if `policy` refuses it.
   ///
   /// The registration comes before the task, so that the task can finish it; a cancel that

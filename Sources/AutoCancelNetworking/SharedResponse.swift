@@ -6,7 +6,7 @@ import Foundation
 
 /// The body and response of a request shared through ``SharedURLRequests``.
 ///
-/// Every caller of ``AutoCancel/SharedRequests/data(for:session:)`` gets the same value.
+/// Every caller of ``SharedRequests/data(for:session:)`` gets the same value.
 ///
 /// ```swift
 /// let shared = try await avatars.data(for: request)

@@ -17,5 +17,5 @@ import Foundation
 /// }
 /// ```
 ///
-/// See ``AutoCancel/SharedRequests/data(for:session:)``.
+/// See ``SharedRequests/data(for:session:)``.
 public typealias SharedURLRequests = SharedRequests<URLRequest, SharedResponse>

@@ -1,6 +1,6 @@
-@_spi(Testing) import AutoCancel
+import AutoCancel
 import AutoCancelTestSupport
-import AutoCancelNetworking
+@_spi(Testing) import AutoCancelNetworking
 import Foundation
 import LoopbackHTTPServer
 import Testing

@@ -1,6 +1,7 @@
 import AutoCancelTestSupport
 import SeededRandom
-@_spi(Testing) @testable import AutoCancel
+@testable import AutoCancel
+@_spi(Testing) @testable import AutoCancelNetworking
 import Testing
 
 @Suite("Shared requests", timeLimit(minutes: 1))

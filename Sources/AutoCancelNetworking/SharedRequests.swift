@@ -1,3 +1,5 @@
+import AutoCancel
+
 /// Runs one request per key for many callers, and cancels it only when every caller is gone.
 ///
 /// Several owners often want the same thing at once: two screens showing the same avatar,
@@ -7,7 +9,7 @@
 ///
 /// - A caller whose task is cancelled (its bag ended, its screen went away) stops waiting at
 ///   once with `CancellationError`; the others keep waiting, unaffected.
-/// - The request itself is cancelled, with reason ``CancellationReason/ownerGone``, only when
+/// - The request itself is cancelled, with reason `CancellationReason.ownerGone`, only when
 ///   the last caller waiting for it has gone.
 /// - Once the request completes, its key is free: the next call starts a new request.
 ///
@@ -95,22 +97,16 @@ public final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Se
   private func start(
     _ key: Key, _ entryID: UInt64, _ operation: @escaping @Sendable () async throws -> Value
   ) {
-    // Never refused: no key.
-    let launch = bag.prepareTask(key: nil, label: nil, file: #fileID, line: #line)!.launch
-    let task = Task.named(nil, priority: nil) { [state] () async -> Void in
-      await launch.run(isolation: nil) {
-        let result: Result<Value, any Error>
-        do {
-          result = .success(try await operation())
-        } catch {
-          result = .failure(error)
-        }
-        let waiters = state.withLock { $0.complete(key, entryID, with: result) }
-        for waiter in waiters { waiter.resume(with: result) }
+    let registration = bag.launch { [state] in
+      let result: Result<Value, any Error>
+      do {
+        result = .success(try await operation())
+      } catch {
+        result = .failure(error)
       }
+      let waiters = state.withLock { $0.complete(key, entryID, with: result) }
+      for waiter in waiters { waiter.resume(with: result) }
     }
-    launch.cancellation.attach(task)
-    let registration = launch.registration
     let abandoned = state.withLock { $0.setRegistration(registration, key: key, entryID: entryID) }
     if abandoned { registration.cancel(reason: .ownerGone) }
   }
