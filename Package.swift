@@ -12,6 +12,8 @@ let package = Package(
     .library(name: "AutoCancelTesting", targets: ["AutoCancelTesting"]),
     // Instruments signposts of every bag's work, turned on at launch.
     .library(name: "AutoCancelSignposts", targets: ["AutoCancelSignposts"]),
+    // Counts the bags alive by label and reports owners that pile up, turned on at launch.
+    .library(name: "AutoCancelDiagnostics", targets: ["AutoCancelDiagnostics"]),
     // Not for apps: the loopback test server and the seeded generator that this package's
     // tests share with the demo and bench in Demo/, a package of its own that can reach them
     // only through products. Their API may change in any release.
@@ -33,6 +35,8 @@ let package = Package(
     // Instruments signposts: what to signpost is platform-neutral (and tested everywhere),
     // `OSSignposter` only where `os` exists.
     .target(name: "AutoCancelSignposts", dependencies: ["AutoCancel"]),
+    // What apps watch while they debug: bags alive by label, owners piling up.
+    .target(name: "AutoCancelDiagnostics", dependencies: ["AutoCancel"]),
     // A tiny HTTP/1.1 server on 127.0.0.1 for the tests and the demo.
     .target(name: "LoopbackHTTPServer"),
     // SplitMix64, the one reproducible generator of the tests' seeded runs and the demo's
@@ -68,6 +72,12 @@ let package = Package(
     .testTarget(
       name: "AutoCancelTestingTests",
       dependencies: ["AutoCancel", "AutoCancelTesting", "AutoCancelTestSupport"]
+    ),
+    .testTarget(
+      name: "AutoCancelDiagnosticsTests",
+      dependencies: [
+        "AutoCancel", "AutoCancelDiagnostics", "AutoCancelTestSupport", "SeededRandom",
+      ]
     ),
     .testTarget(
       name: "AutoCancelSignpostsTests",

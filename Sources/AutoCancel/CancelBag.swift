@@ -52,26 +52,26 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// with one load.
   @usableFromInline let keepsCallSites: Bool
 
+  /// Whether an instrument was attached when the bag was made, to hear of its release.
+  private let isInstrumented: Bool
+
   /// Makes an empty bag.
   ///
   /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, under
-  ///   which the bag is counted while it lives (``liveCount(label:)``), and its work once it
-  ///   ends (``CancelBagStatistics/current(label:)``).
+  ///   which the bag is counted while it lives (`liveCount(label:)`, in AutoCancelDiagnostics),
+  ///   and its work once it ends (``CancelBagStatistics/current(label:)``).
   ///
-  /// The bag takes the process's diagnostic switches as they are when the first bag of the
-  /// process is made: an instrument such as `AutoCancelSignposts.enable()` installs counts
-  /// only if it is installed before that (see <doc:SeeingWhatAutoCancelSaves>).
+  /// The bag takes the process's diagnostic switches as they are when it is made: an
+  /// instrument such as `AutoCancelSignposts.enable()` installs serves the bags made after it
+  /// (see <doc:SeeingWhatAutoCancelSaves>).
   public init(label: String? = nil) {
-    // The process's switches are two frozen flags: reading an optional instrument here, even
-    // nil, cost an empty bag 5% more (callgrind, release).
-    let switches = ProcessSwitches.frozen
     core = BagCore()
     self.label = label
-    keepsCallSites = switches.keepsCallSites
+    keepsCallSites = ProcessSwitches.keepsCallSites
     if let label { core.labelled(label) }
-    if switches.hasInstrument, let instrument = ProcessSwitches.installedInstrument {
-      core.attach(instrument, label: self.label)
-    }
+    let instrument = ProcessSwitches.instrumentOfNewBag()
+    isInstrumented = instrument != nil
+    if let instrument { core.attach(instrument, label: label) }
   }
 
   /// Makes an empty bag with diagnostic switches of its own, whatever the process's are: for
@@ -81,12 +81,13 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     self.label = label
     keepsCallSites = switches.keepsCallSites
     if let label { core.labelled(label) }
-    if let instrument = switches.instrument { core.attach(instrument, label: self.label) }
+    isInstrumented = switches.instrument != nil
+    if let instrument = switches.instrument { core.attach(instrument, label: label) }
   }
 
   deinit {
     core.end(reason: .ownerGone, trigger: .bagReleased)
-    if let label { LiveBags.released(label) }
+    if isInstrumented { core.released() }
   }
 
   // MARK: Adding work

@@ -4,7 +4,7 @@ import Foundation
 /// Instruments signposts for AutoCancel's bags: each registration is an interval from its add
 /// to its end, and each bag that cancels work on its end marks an event.
 ///
-/// Off until you turn it on, at launch, before the app makes its first bag:
+/// Off until you turn it on, at launch:
 ///
 /// ```swift
 /// @main struct FeedApp: App {
@@ -18,14 +18,18 @@ import Foundation
 /// says whether it finished, failed or was cancelled, and why; a bag whose end cancelled work
 /// marks a `Bag ended` event with how many items. See <doc:ReadingSignposts>.
 ///
-/// A bag takes the process's switches when the first bag of the process is made, and keeps
-/// them: turning signposts on later has no effect (a debug build says so once). Bags made
-/// while signposts are off carry nothing of them.
+/// A bag takes the process's switches as it is made, and keeps them: turning signposts on
+/// serves the bags made from then on, and bags made while signposts are off carry nothing of
+/// them. Turn them on before the first bag, so that every bag is recorded.
 public enum AutoCancelSignposts {
-  /// Turns signposts on for every bag made from now on. Call it once, at launch, before the
-  /// first bag is made; later calls, and calls after a bag was made, do nothing. Any thread.
+  /// Turns signposts on for every bag made from now on. Call it at launch, before the first
+  /// bag is made; a second call does nothing. Any thread.
   ///
-  /// Signposts need the `os` framework (Apple platforms); elsewhere this does nothing.
+  /// Signposts need the `os` framework (Apple platforms); elsewhere this does nothing and
+  /// returns 0.
+  ///
+  /// - Returns: How many bags were made before signposts were turned on, which go on
+  ///   without them: 0 when the first call came before the first bag, as it should.
   ///
   /// ```swift
   /// func application(
@@ -36,9 +40,10 @@ public enum AutoCancelSignposts {
   ///   return true
   /// }
   /// ```
-  public static func enable() {
-    guard !isEnabled, let sink = SignpostSinks.system else { return }
-    ProcessSwitches.install(SignpostRecorder(sink: sink))
+  @discardableResult
+  public static func enable() -> Int {
+    guard let recorder = SignpostRecorder.system else { return 0 }
+    return ProcessSwitches.install(recorder)
   }
 
   /// Turns signposts on, as ``enable()`` does, only when the environment variable
@@ -48,19 +53,21 @@ public enum AutoCancelSignposts {
   /// ```swift
   /// AutoCancelSignposts.enableIfRequested()  // on when AUTOCANCEL_SIGNPOSTS=1
   /// ```
-  public static func enableIfRequested() {
-    guard ProcessInfo.processInfo.environment["AUTOCANCEL_SIGNPOSTS"] == "1" else { return }
-    enable()
+  @discardableResult
+  public static func enableIfRequested() -> Int {
+    guard ProcessInfo.processInfo.environment["AUTOCANCEL_SIGNPOSTS"] == "1" else { return 0 }
+    return enable()
   }
 
-  /// Whether signposts are on: ``enable()`` came before the first bag, on a platform with
-  /// signposts. Any thread.
+  /// Whether signposts are on: ``enable()`` was called, on a platform with signposts. Any
+  /// thread.
   ///
   /// ```swift
   /// AutoCancelSignposts.enable()
   /// print(AutoCancelSignposts.isEnabled)  // true on Apple platforms
   /// ```
   public static var isEnabled: Bool {
-    ProcessSwitches.installedInstrument is SignpostRecorder
+    guard let recorder = SignpostRecorder.system else { return false }
+    return ProcessSwitches.installedInstruments.contains { $0 === recorder }
   }
 }

@@ -25,17 +25,16 @@ struct BagCore: Sendable {
     try locked.withLock(body)
   }
 
-  /// The bag was made with `label`: counts it alive, and keeps the label for its account.
+  /// The bag was made with `label`: keeps the label for its account.
   ///
   /// Apart, and not inlined, so that making an unlabelled bag carries none of it.
   @inline(never)
   func labelled(_ label: String) {
-    LiveBags.made(label)
     withLock { $0.makeTally().label = label }
   }
 
-  /// Attaches the process-wide `instrument` to a new bag: it observes the bag's events, and
-  /// hears its end.
+  /// Attaches `instrument` to a new bag and tells it of the bag: it hears the bag's end and
+  /// release and, if it hears work, observes the bag's events.
   ///
   /// Apart, and not inlined, so that making a bag without an instrument carries none of it.
   @inline(never)
@@ -44,11 +43,20 @@ struct BagCore: Sendable {
     withLock { state in
       let extras = state.makeExtras()
       extras.instrument = AttachedInstrument(instrument: instrument, bag: bag)
+      guard instrument.hearsWork else { return }
       let id = extras.nextObserverID
       extras.nextObserverID += 1
       extras.observers.append(
         Observer(id: id) { event in instrument.workEvent(event, in: bag) })
     }
+    instrument.bagMade(bag)
+  }
+
+  /// The bag was released: tells its instrument, after its end.
+  @inline(never)
+  func released() {
+    guard let attached = withLock({ $0.extras?.instrument }) else { return }
+    attached.instrument.bagReleased(attached.bag)
   }
 
   /// The work of `ticket`, still in flight, moved these bytes so far: tells the bag's

@@ -1,14 +1,23 @@
-/// A process-wide tracer of bags: hears every registration from its add to its end, and each
-/// bag's end with how many items it cancelled.
+/// What hears of bags beyond their owners: installed for the whole process, or given to one
+/// bag in tests.
 ///
-/// Installed with `ProcessSwitches.install(_:)` at launch (the signposts module installs one),
-/// it is attached to each new bag as an observer, so it hears the events of
-/// ``CancelBag/observe(_:)`` on the same path: synchronously, on the thread that caused them,
-/// never under the bag's lock. Bags made while none is installed carry nothing of it.
+/// Installed with `ProcessSwitches.install(_:)` at launch (the signposts and diagnostics
+/// modules each install one), it is attached to every bag made from then on. The core calls
+/// it at a few summary points (a bag made, ended, released) and, only if it ``hearsWork``,
+/// for every registration, on the path of ``CancelBag/observe(_:)``: synchronously, on the
+/// thread that caused the event, never under the bag's lock. Bags made while none is
+/// installed carry nothing of it.
 ///
 /// A class: its existential is one reference, which a bag made without an instrument reads
 /// as one nil pointer.
 package protocol BagInstrument: AnyObject, Sendable {
+  /// Whether it hears every registration (``workEvent(_:in:)``, ``transferred(item:in:sent:received:)``):
+  /// read once per bag. An instrument that does not keeps the bag's adds on the short path.
+  var hearsWork: Bool { get }
+
+  /// `bag` was made. Called by its initializer, on its thread.
+  func bagMade(_ bag: InstrumentedBag)
+
   /// Something happened to an item of `bag`: registered, or ended (finished, failed,
   /// cancelled). Events of one item that race on different threads may arrive in either
   /// order.
@@ -21,6 +30,70 @@ package protocol BagInstrument: AnyObject, Sendable {
   /// The item `sequence` of `bag`, still in flight, moved `sent` and `received` bytes so far:
   /// for the end of its interval.
   func transferred(item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64)
+
+  /// `bag` was released, after its end. Called by its `deinit`, on its thread.
+  func bagReleased(_ bag: InstrumentedBag)
+}
+
+extension BagInstrument {
+  package var hearsWork: Bool { false }
+  package func bagMade(_ bag: InstrumentedBag) {}
+  package func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag) {}
+  package func bagEnded(_ bag: InstrumentedBag, reason: CancellationReason, cancelled: Int) {}
+  package func transferred(
+    item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64
+  ) {}
+  package func bagReleased(_ bag: InstrumentedBag) {}
+}
+
+/// Several instruments installed in one process, heard as one, in the order of their install.
+final class InstrumentSet: BagInstrument {
+  let members: [any BagInstrument]
+  let hearsWork: Bool
+  /// The members that hear every registration.
+  private let workHearers: [any BagInstrument]
+
+  private init(_ members: [any BagInstrument]) {
+    self.members = members
+    workHearers = members.filter(\.hearsWork)
+    hearsWork = !workHearers.isEmpty
+  }
+
+  /// `installed` with `new` beside it: `new` alone if nothing was installed.
+  static func adding(
+    _ new: any BagInstrument, to installed: (any BagInstrument)?
+  ) -> any BagInstrument {
+    let members = self.members(of: installed)
+    return members.isEmpty ? new : InstrumentSet(members + [new])
+  }
+
+  /// The instruments `instrument` stands for: its members if it is a set.
+  static func members(of instrument: (any BagInstrument)?) -> [any BagInstrument] {
+    guard let instrument else { return [] }
+    return (instrument as? InstrumentSet)?.members ?? [instrument]
+  }
+
+  func bagMade(_ bag: InstrumentedBag) {
+    for member in members { member.bagMade(bag) }
+  }
+
+  func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag) {
+    for member in workHearers { member.workEvent(event, in: bag) }
+  }
+
+  func bagEnded(_ bag: InstrumentedBag, reason: CancellationReason, cancelled: Int) {
+    for member in members { member.bagEnded(bag, reason: reason, cancelled: cancelled) }
+  }
+
+  func transferred(item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64) {
+    for member in workHearers {
+      member.transferred(item: sequence, in: bag, sent: sent, received: received)
+    }
+  }
+
+  func bagReleased(_ bag: InstrumentedBag) {
+    for member in members { member.bagReleased(bag) }
+  }
 }
 
 /// The bag an instrument hears of: its identity and label.

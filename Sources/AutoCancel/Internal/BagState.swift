@@ -345,7 +345,7 @@ struct BagState: Sendable {
   /// Takes the extras out of a bag that ends, with what the end of its keys decided
   /// (`keyEffectsOfEnd`, to do after the lock), and keeps only the keys whose tasks have not
   /// returned yet: they still give their keys back, and their observers hear when the keys
-  /// stop running. Call after `removeAll`.
+  /// stop running; and the instrument, which hears the bag's release. Call after `removeAll`.
   @inline(__always)
   mutating func takeExtrasAtEnd() -> BagExtras? {
     guard extras != nil else { return nil }
@@ -356,9 +356,11 @@ struct BagState: Sendable {
   private mutating func takeKeyedExtrasAtEnd() -> BagExtras? {
     let taken = extras
     taken?.keyEffectsOfEnd = removeAllKeyMembers()
-    if let keys = extras?.keys, !keys.isEmpty {
+    let keys = extras?.keys ?? [:]
+    if !keys.isEmpty || taken?.instrument != nil {
       let kept = BagExtras()
       kept.keys = keys
+      kept.instrument = taken?.instrument
       extras = kept
     } else {
       extras = nil

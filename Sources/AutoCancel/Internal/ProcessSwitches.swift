@@ -28,81 +28,55 @@ package struct DiagnosticSwitches: Sendable {
   }
 }
 
-/// The process's diagnostic switches: registered at launch, frozen the first time a bag is
-/// made.
+/// The process's diagnostic switches: the instruments installed so far, and whether bags keep
+/// call sites.
 ///
-/// Race-free without a lock on the hot path: the frozen value is a `static let`, initialized
-/// once by the runtime (`swift_once`) and never written again, so a bag made on any thread
-/// reads it with a load. The registration before it is guarded by `Locked`; freezing takes
-/// that lock once, so an install either happens before the freeze (and counts) or after it
-/// (and is refused, and reported once in debug builds).
+/// A bag made without switches of its own reads them once, as it is made: an add never reads
+/// a process-wide setting. An instrument installed after bags exist serves the bags made from
+/// then on; the install says how many were made before it.
 package enum ProcessSwitches {
-  private struct Registration: Sendable {
+  private struct Slot: Sendable {
     var instrument: (any BagInstrument)?
-    var isFrozen = false
-    var reportedLateInstall = false
+    var bagsMade = 0
+    /// How many bags had been made when each instrument was installed.
+    var bagsMadeBefore: [ObjectIdentifier: Int] = [:]
   }
 
-  private static let registration = Locked(Registration())
-
-  /// What every bag made without switches of its own does, frozen at the first read: two
-  /// flags, trivial to copy, so that making a bag reads them with a load and retains
-  /// nothing.
-  struct Frozen: Sendable {
-    var keepsCallSites: Bool
-    var hasInstrument: Bool
-  }
-
-  static let frozen: Frozen = freeze()
-
-  private static func freeze() -> Frozen {
-    let hasInstrument = registration.withLock { registration in
-      registration.isFrozen = true
-      return registration.instrument != nil
-    }
-    return Frozen(keepsCallSites: keepsCallSitesByDefault, hasInstrument: hasInstrument)
-  }
-
-  /// Whether an install came before the first bag (and counts) or after it (and does not).
-  package enum Installation: Sendable, Equatable {
-    case installed
-    case tooLate
-  }
-
-  /// Installs `instrument` for every bag made from now on, if no bag was made yet; otherwise
-  /// does nothing, and says so once in debug builds. Any thread.
-  @discardableResult
-  package static func install(_ instrument: any BagInstrument) -> Installation {
-    let (installed, reports) = registration.withLock { registration -> (Bool, Bool) in
-      guard registration.isFrozen else {
-        registration.instrument = instrument
-        return (true, false)
-      }
-      defer { registration.reportedLateInstall = true }
-      return (false, !registration.reportedLateInstall)
-    }
-    #if DEBUG
-      if reports {
-        print(
-          "AutoCancel: an instrument installed after the first bag was made has no effect; "
-            + "install it at launch, before any bag is made")
-      }
-    #else
-      _ = reports
-    #endif
-    return installed ? .installed : .tooLate
-  }
-
-  /// The instrument installed in time, if any: the one of bags made without switches of
-  /// their own, once `frozen` said there is one (it never changes after the freeze).
-  package static var installedInstrument: (any BagInstrument)? {
-    registration.withLock { $0.instrument }
-  }
+  /// What was installed, and how many bags were made: process-wide because an instrument is
+  /// installed once, by one line at the app's launch, for every bag of every module, and a
+  /// bag is made where no one could hand it one.
+  private static let slot = Locked(Slot())
 
   /// Whether bags keep call sites unless told otherwise: only with `AUTOCANCEL_CALL_SITES=1`
-  /// in the environment, so that debug and release builds run the same add.
-  static var keepsCallSitesByDefault: Bool {
-    environment("AUTOCANCEL_CALL_SITES") == "1"
+  /// in the environment, read once, so that debug and release builds run the same add.
+  static let keepsCallSites = environment("AUTOCANCEL_CALL_SITES") == "1"
+
+  /// The instrument of a bag being made, if any is installed; counts the bag. Any thread.
+  static func instrumentOfNewBag() -> (any BagInstrument)? {
+    slot.withLock { slot in
+      slot.bagsMade &+= 1
+      return slot.instrument
+    }
+  }
+
+  /// Installs `instrument` beside those installed before, for every bag made from now on;
+  /// installing it again does nothing. Any thread.
+  ///
+  /// - Returns: How many bags were made before its first install: they go on without it.
+  @discardableResult
+  package static func install(_ instrument: any BagInstrument) -> Int {
+    slot.withLock { slot in
+      let id = ObjectIdentifier(instrument)
+      if let before = slot.bagsMadeBefore[id] { return before }
+      slot.bagsMadeBefore[id] = slot.bagsMade
+      slot.instrument = InstrumentSet.adding(instrument, to: slot.instrument)
+      return slot.bagsMade
+    }
+  }
+
+  /// The instruments installed so far, oldest first. Any thread.
+  package static var installedInstruments: [any BagInstrument] {
+    InstrumentSet.members(of: slot.withLock { $0.instrument })
   }
 
   /// The value of the environment variable `name`, if set.

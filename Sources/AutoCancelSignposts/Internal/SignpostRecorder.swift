@@ -30,6 +30,13 @@ package final class SignpostRecorder: BagInstrument {
     self.sink = sink
   }
 
+  /// The recorder that ``AutoCancelSignposts/enable()`` installs: nil where the system has no
+  /// signposts.
+  static let system = SignpostSinks.system.map { SignpostRecorder(sink: $0) }
+
+  /// Every registration is an interval.
+  package var hearsWork: Bool { true }
+
   package func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag) {
     let key = TransferKey(bag: bag.identity, item: event.item.id)
     let id = Self.signpostID(key)

@@ -1,9 +1,12 @@
+import AutoCancel
+
 /// How many labelled bags are alive, by label (``CancelBag/liveCount(label:)``), and the
 /// limits above which owners of a kind are reported piling up
-/// (``CancelBag/setLiveCountLimit(_:label:)``).
+/// (``AutoCancel/CancelBag/setLiveCountLimit(_:label:)``).
 ///
-/// Counted when a labelled bag is made and when it is deinitialized; unlabelled bags, and
-/// adding, finishing and cancelling work, never touch it. The counts are split over a few
+/// Counted when a labelled bag made after ``AutoCancelDiagnostics/enable()`` is made and when it
+/// is deinitialized, as the diagnostics' instrument hears of them; unlabelled bags, and adding,
+/// finishing and cancelling work, never touch it. The counts are split over a few
 /// locks by the label's hash, so that bags of different screens made on different threads
 /// seldom wait for each other. A label leaves its table when its count falls to zero and it
 /// has no limit.
@@ -19,9 +22,10 @@ enum LiveBags {
     var isEmpty: Bool { count == 0 && limit == nil }
   }
 
+  /// Process-wide: a count of the bags of a kind is over every module that makes them.
   private static let shards: [Locked<[String: Entry]>] = (0..<8).map { _ in Locked([:]) }
 
-  /// What ``CancelBag/pilingUpHandler`` holds.
+  /// What ``AutoCancel/CancelBag/pilingUpHandler`` holds: process-wide, as the counts it watches.
   static let handler = Locked<(@Sendable (PilingUpBags) -> Void)?>(nil)
 
   private static func shard(of label: String) -> Locked<[String: Entry]> {

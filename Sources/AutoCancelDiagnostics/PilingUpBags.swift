@@ -1,7 +1,7 @@
 /// More bags of one label alive than their limit allows: owners of one kind piling up.
 ///
-/// Handed to ``CancelBag/pilingUpHandler`` when making a bag takes its label over the limit
-/// set with ``CancelBag/setLiveCountLimit(_:label:)``. Every owner stores one bag, so bags
+/// Handed to ``AutoCancel/CancelBag/pilingUpHandler`` when making a bag takes its label over the limit
+/// set with ``AutoCancel/CancelBag/setLiveCountLimit(_:label:)``. Every owner stores one bag, so bags
 /// that pile up are owners that pile up: a screen's model kept alive by a strong capture in a
 /// closure, a task or a timer, whose work is never cancelled.
 ///
@@ -14,7 +14,7 @@
 /// }
 /// ```
 ///
-/// See <doc:DebuggingWork>.
+/// See <doc:AutoCancelDiagnostics>.
 public struct PilingUpBags: Sendable, Hashable, CustomStringConvertible {
   /// The label of the bags.
   public let label: String

@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelDiagnostics
 import AutoCancelTestSupport
 import Dispatch
 import SeededRandom
@@ -6,6 +7,16 @@ import Testing
 
 @Suite("Counting live bags by label")
 struct CancelBagLiveCountTests {
+  init() { AutoCancelDiagnostics.enable() }
+
+  @Test("is turned on once: a second enable answers as the first")
+  func enableIsIdempotent() {
+    let first = AutoCancelDiagnostics.enable()
+    _ = CancelBag()
+    #expect(AutoCancelDiagnostics.enable() == first)
+    #expect(AutoCancelDiagnostics.isEnabled)
+  }
+
   @Test("counts bags with a label until they are deinitialized")
   func countsUntilDeinit() {
     let label = "live-count-basic"
@@ -81,6 +92,8 @@ private func withPileUpReports(
 
 @Suite("Owners piling up over their label's limit", .serialized)
 struct CancelBagPilingUpTests {
+  init() { AutoCancelDiagnostics.enable() }
+
   @Test("are reported once, when making a bag takes the label over its limit")
   func reportedOnceOverLimit() {
     let label = "piling-up-once"

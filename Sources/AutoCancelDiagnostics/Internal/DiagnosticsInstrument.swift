@@ -1,0 +1,19 @@
+import AutoCancel
+
+/// The diagnostics' instrument: hears each bag made and released, for the live counts.
+///
+/// It hears no registration, so the adds of an instrumented bag stay on their short path.
+final class DiagnosticsInstrument: BagInstrument {
+  /// The one instance that ``AutoCancelDiagnostics/enable()`` installs.
+  static let shared = DiagnosticsInstrument()
+
+  private init() {}
+
+  func bagMade(_ bag: InstrumentedBag) {
+    if let label = bag.label { LiveBags.made(label) }
+  }
+
+  func bagReleased(_ bag: InstrumentedBag) {
+    if let label = bag.label { LiveBags.released(label) }
+  }
+}
