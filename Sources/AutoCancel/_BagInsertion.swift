@@ -28,14 +28,14 @@ public struct _BagInsertion {
     core.addReportingFinish(work, details: details)
   }
 
-  /// Stores a task, and awaits it in a watcher that finishes its registration, or fails it
-  /// when the task threw an error other than a cancellation.
   /// Stores `work` as it is, flagged for the watch of overdue work: it can tell that it
   /// stopped (``StopReporting``).
   func addWatchable(_ work: some StopReporting & AutoCancellable) -> CancelRegistration {
     CancelRegistration(core: core, ticket: core.addTicket(work, flags: .watched, details: details))
   }
 
+  /// Stores a task, and awaits it in a watcher that finishes its registration, or fails it
+  /// when the task threw an error other than a cancellation.
   package func addWatched<Success, Failure>(_ task: Task<Success, Failure>) -> CancelRegistration {
     let box = WatchedTask(task)
     let registration = CancelRegistration(
