@@ -6,7 +6,8 @@ import Dispatch
 /// One per process, and idle unless something is to be swept: a bag joins on its first
 /// finish-reporting add and leaves once a sweep finds none left (`BagCore.reap()`), and
 /// `AutoCancelNetworking` sweeps its twin sessions the same way. Sweeps run on the reaper's
-/// own serial queue, never under a lock.
+/// own serial queue, never under a lock. Process-wide because one timer serves every bag:
+/// a timer per bag would cost each bag that holds such work a thread wake-up of its own.
 package final class Reaper: Sendable {
   package static let shared = Reaper(interval: DispatchTimeInterval.milliseconds(500))
 

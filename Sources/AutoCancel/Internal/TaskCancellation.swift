@@ -57,7 +57,10 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork, StopReportin
   ///
   /// An entry lives from the bag's cancel (or the task's `begin`, when the cancel came
   /// first) to the task's `end`, both under the task's cancellation lock, so the task it
-  /// names is alive and no other task has its identity.
+  /// names is alive and no other task has its identity. Process-wide because
+  /// `CancellationReason.current` is asked from inside the task, which knows only itself
+  /// (`withUnsafeCurrentTask`), not its bag; a task-local box would cost every launch a
+  /// `withValue` binding (BENCHMARKS.md), where the table costs only the tasks cancelled.
   private static let cancelledTasks = Locked<[Int: CancellationReason]>([:])
 
   private let locked = Locked(State())
