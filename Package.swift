@@ -88,8 +88,8 @@ let package = Package(
     .testTarget(
       name: "DocumentationSamplesTests",
       dependencies: [
-        "AutoCancel", "AutoCancelNetworking", "AutoCancelObjC", "AutoCancelSignposts",
-        "AutoCancelTestSupport",
+        "AutoCancel", "AutoCancelDiagnostics", "AutoCancelNetworking", "AutoCancelObjC",
+        "AutoCancelSignposts", "AutoCancelTestSupport",
       ]
     ),
   ],

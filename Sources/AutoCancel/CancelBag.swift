@@ -58,17 +58,16 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// Makes an empty bag.
   ///
   /// - Parameter label: A name shown in ``debugDescription``, such as `"FeedViewModel"`, under
-  ///   which the bag is counted while it lives (`liveCount(label:)`, in AutoCancelDiagnostics),
-  ///   and its work once it ends (``CancelBagStatistics/current(label:)``).
+  ///   which AutoCancelDiagnostics counts the bag while it lives (`liveCount(label:)`) and its
+  ///   work once it ends (`CancelBagStatistics.current(label:)`).
   ///
   /// The bag takes the process's diagnostic switches as they are when it is made: an
-  /// instrument such as `AutoCancelSignposts.enable()` installs serves the bags made after it
-  /// (see <doc:SeeingWhatAutoCancelSaves>).
+  /// instrument such as `AutoCancelSignposts.enable()` or `AutoCancelDiagnostics.enable()`
+  /// installs serves the bags made after it, and the install says how many came before.
   public init(label: String? = nil) {
     core = BagCore()
     self.label = label
     keepsCallSites = ProcessSwitches.keepsCallSites
-    if let label { core.labelled(label) }
     let instrument = ProcessSwitches.instrumentOfNewBag()
     isInstrumented = instrument != nil
     if let instrument { core.attach(instrument, label: label) }
@@ -80,7 +79,6 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     core = BagCore()
     self.label = label
     keepsCallSites = switches.keepsCallSites
-    if let label { core.labelled(label) }
     isInstrumented = switches.instrument != nil
     if let instrument = switches.instrument { core.attach(instrument, label: label) }
   }

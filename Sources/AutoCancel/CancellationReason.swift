@@ -68,17 +68,18 @@ public struct CancellationReason: Sendable, Hashable, CustomStringConvertible {
     CancellationReason(.custom(description))
   }
 
-  /// The kind of this reason, as the account of bags' work counts it.
-  var statisticsReason: CancelBagStatistics.Reason {
+  /// The place of this reason's kind among the eight kinds (the seven named reasons, in the
+  /// order they are declared, then every custom reason), for an instrument's counts.
+  package var kindIndex: Int {
     switch storage {
-    case .ownerGone: .ownerGone
-    case .explicit: .explicit
-    case .replaced: .replaced
-    case .duplicate: .duplicate
-    case .timedOut: .timedOut
-    case .parentEnded: .parentEnded
-    case .linkEnded: .linkEnded
-    case .custom: .custom
+    case .ownerGone: 0
+    case .explicit: 1
+    case .replaced: 2
+    case .duplicate: 3
+    case .timedOut: 4
+    case .parentEnded: 5
+    case .linkEnded: 6
+    case .custom: 7
     }
   }
 

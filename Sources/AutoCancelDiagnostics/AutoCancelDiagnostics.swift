@@ -1,7 +1,7 @@
 import AutoCancel
 
-/// Turns on the diagnostics of bags: how many of each label are alive, and a report when
-/// owners of a kind pile up.
+/// Turns on the diagnostics of bags: how many of each label are alive, a report when owners of
+/// a kind pile up, and the account of what became of their work (``CancelBagStatistics``).
 ///
 /// Off until you turn it on, at launch, with one line; nothing is counted and nothing is
 /// printed before:
@@ -28,8 +28,9 @@ public enum AutoCancelDiagnostics {
   /// first bag is made; a second call does nothing. Any thread.
   ///
   /// With it on, a labelled bag costs two short locks more in its life (when it is made and
-  /// when it is deinitialized), and an unlabelled one a call that does nothing; adding,
-  /// finishing and cancelling work cost nothing more.
+  /// when it is deinitialized), and a bag that registered work one more when it ends, to add
+  /// its counts to the account; adding and finishing work cost nothing more, and cancelling
+  /// one item alone a few additions under the bag's lock.
   ///
   /// ```swift
   /// let missed = AutoCancelDiagnostics.enable()

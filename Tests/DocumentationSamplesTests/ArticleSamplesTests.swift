@@ -32,7 +32,8 @@ struct ArticleSamplesTests {
       article: "Sources/AutoCancel/AutoCancel.docc/NamingAndStartingTasks.md",
       samples: "NamingAndStartingTasksSamples.swift"),
     ArticleSamples(
-      article: "Sources/AutoCancel/AutoCancel.docc/SeeingWhatAutoCancelSaves.md",
+      article:
+        "Sources/AutoCancelDiagnostics/AutoCancelDiagnostics.docc/SeeingWhatAutoCancelSaves.md",
       samples: "StatisticsSamples.swift"),
     ArticleSamples(
       article: "Sources/AutoCancel/AutoCancel.docc/OutlivingTheOwner.md",

@@ -1,8 +1,16 @@
 // The samples of the article "Seeing What AutoCancel Saves", exactly as it shows them.
 
 import AutoCancel
+import AutoCancelDiagnostics
 import AutoCancelNetworking
 import AutoCancelSignposts
+
+// MARK: Turning the account on
+
+func startDiagnostics() {
+  let missed = AutoCancelDiagnostics.enable()
+  if missed > 0 { print("AutoCancel: \(missed) bags made before the diagnostics go uncounted") }
+}
 
 // MARK: Reading the account
 

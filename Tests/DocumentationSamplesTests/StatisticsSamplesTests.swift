@@ -5,6 +5,8 @@ import Testing
 @Suite("The Seeing What AutoCancel Saves article's reports")
 @MainActor
 struct StatisticsSamplesTests {
+  init() { startDiagnostics() }
+
   /// A bag labelled `label` that finishes one piece of work and is released with another.
   private func runScreen(_ label: String) {
     let bag = CancelBag(label: label)

@@ -25,14 +25,6 @@ struct BagCore: Sendable {
     try locked.withLock(body)
   }
 
-  /// The bag was made with `label`: keeps the label for its account.
-  ///
-  /// Apart, and not inlined, so that making an unlabelled bag carries none of it.
-  @inline(never)
-  func labelled(_ label: String) {
-    withLock { $0.makeTally().label = label }
-  }
-
   /// Attaches `instrument` to a new bag and tells it of the bag: it hears the bag's end and
   /// release and, if it hears work, observes the bag's events.
   ///
@@ -268,7 +260,7 @@ struct BagCore: Sendable {
       if let reason = state.endReason {
         // A launch on an ended bag never holds its key.
         if case .task(let turn)? = details?.hold { _ = turn.cancel() }
-        return .rejected(reason, label: state.label)
+        return .rejected(reason, instrument: state.extras?.instrument)
       }
       switch plainType {
       case .unchecked(let id)? where state.plainType != id: return .unchecked
@@ -294,13 +286,13 @@ struct BagCore: Sendable {
       }
     }
     switch outcome {
-    case .rejected(let reason, let label):
-      if !flags.contains(.link) {
+    case .rejected(let reason, let attached):
+      if let attached, !flags.contains(.link) {
         // The bag was counted when it ended: what it cancels now is counted on its own.
-        var counts = CancelBagStatistics()
+        var counts = WorkTally()
         counts.registered = 1
         counts.countCancelled(1, reason: reason, trigger: .addedAfterEnd)
-        Accounts.add(counts, label: label, bag: identity)
+        attached.instrument.workCounted(counts, in: attached.bag)
       }
       work._cancel(for: _BagCancellation(reason))
       // Never registered: no number of its own, so it is watched as #0.
@@ -375,7 +367,7 @@ struct BagCore: Sendable {
   }
 
   private enum AddOutcome {
-    case rejected(CancellationReason, label: String?)
+    case rejected(CancellationReason, instrument: AttachedInstrument?)
     case refused
     case unchecked
     case added(
@@ -408,7 +400,7 @@ struct BagCore: Sendable {
   /// Cancels the work of `ticket` alone, counted as cancelled by `trigger`. No-op if it
   /// already ended.
   func cancel(
-    _ ticket: Ticket, reason: CancellationReason, trigger: CancelBagStatistics.Trigger
+    _ ticket: Ticket, reason: CancellationReason, trigger: CancelTrigger
   ) {
     let counted = remove(ticket) { state in
       state.countCancelled(1, reason: reason, trigger: trigger)
@@ -465,14 +457,14 @@ struct BagCore: Sendable {
   /// Ends the bag for good: cancels everything, detaches from parents and sources, and
   /// cancels whatever is added later. Returns false if it had already ended.
   ///
-  /// The bag's counts go to the process-wide account, once, counting what is in flight as
-  /// cancelled by `trigger`.
+  /// An instrumented bag hands its instrument what became of its work, once, counting what is
+  /// in flight as cancelled by `trigger`.
   @discardableResult
-  func end(reason: CancellationReason, trigger: CancelBagStatistics.Trigger) -> Bool {
+  func end(reason: CancellationReason, trigger: CancelTrigger) -> Bool {
     let decision: EndDecision = withLock { state in
       guard state.endReason == nil else { return .alreadyEnded }
       state.endReason = reason
-      state.closeAccount(reason: reason, trigger: trigger, bag: identity)
+      let tally = state.closeTally(reason: reason, trigger: trigger)
       guard state.count > 0 || state.extras != nil else {
         // Nothing to cancel or tell: the common end of a screen whose work all finished.
         return .nothingHeld
@@ -480,7 +472,9 @@ struct BagCore: Sendable {
       let removed = state.removeAll(keepingLinks: false)
       // Nothing that came from users outlives the end (observers, memberships, timer), but the
       // keys of tasks that have not returned yet.
-      return .cancel(removed, extras: state.takeExtrasAtEnd())
+      let extras = state.takeExtrasAtEnd()
+      extras?.tallyOfEnd = tally
+      return .cancel(removed, extras: extras)
     }
     // Consumed, so that the slots taken are held once and cancelled in place: matched from a
     // live value, they would be copied, an allocation and a retain per item.
@@ -514,6 +508,9 @@ struct BagCore: Sendable {
       extras?.keyEffectsOfEnd?.perform()
       if let attached = extras?.instrument {
         attached.instrument.bagEnded(attached.bag, reason: reason, cancelled: cancelled)
+        if let tally = extras?.tallyOfEnd {
+          attached.instrument.workCounted(tally, in: attached.bag)
+        }
       }
       return true
     }

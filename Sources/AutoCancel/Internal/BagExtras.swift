@@ -24,6 +24,9 @@ final class BagExtras: @unchecked Sendable {
   /// What taking the members of the keys out decided when the bag ended, to do after its lock:
   /// set only in the extras that the ending takes out.
   var keyEffectsOfEnd: KeyEffects?
+  /// What became of the bag's work, for its instrument: set only in the extras that the ending
+  /// takes out.
+  var tallyOfEnd: WorkTally?
   /// The process-wide instrument, attached when the bag was made, and the bag as it knows it:
   /// it hears the bag's end and the bytes its items moved.
   var instrument: AttachedInstrument?

@@ -3,7 +3,7 @@
 ///
 /// Installed with `ProcessSwitches.install(_:)` at launch (the signposts and diagnostics
 /// modules each install one), it is attached to every bag made from then on. The core calls
-/// it at a few summary points (a bag made, ended, released) and, only if it ``hearsWork``,
+/// it at a few summary points (a bag made, ended with what became of its work, released) and, only if it ``hearsWork``,
 /// for every registration, on the path of ``CancelBag/observe(_:)``: synchronously, on the
 /// thread that caused the event, never under the bag's lock. Bags made while none is
 /// installed carry nothing of it.
@@ -27,6 +27,11 @@ package protocol BagInstrument: AnyObject, Sendable {
   /// after their own events.
   func bagEnded(_ bag: InstrumentedBag, reason: CancellationReason, cancelled: Int)
 
+  /// What became of the work of `bag`: once when it ended (after ``bagEnded(_:reason:cancelled:)``),
+  /// if it registered any, and once more for each item added after its end. Not called for a
+  /// bag that registered nothing.
+  func workCounted(_ tally: WorkTally, in bag: InstrumentedBag)
+
   /// The item `sequence` of `bag`, still in flight, moved `sent` and `received` bytes so far:
   /// for the end of its interval.
   func transferred(item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64)
@@ -40,6 +45,7 @@ extension BagInstrument {
   package func bagMade(_ bag: InstrumentedBag) {}
   package func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag) {}
   package func bagEnded(_ bag: InstrumentedBag, reason: CancellationReason, cancelled: Int) {}
+  package func workCounted(_ tally: WorkTally, in bag: InstrumentedBag) {}
   package func transferred(
     item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64
   ) {}
@@ -83,6 +89,10 @@ final class InstrumentSet: BagInstrument {
 
   func bagEnded(_ bag: InstrumentedBag, reason: CancellationReason, cancelled: Int) {
     for member in members { member.bagEnded(bag, reason: reason, cancelled: cancelled) }
+  }
+
+  func workCounted(_ tally: WorkTally, in bag: InstrumentedBag) {
+    for member in members { member.workCounted(tally, in: bag) }
   }
 
   func transferred(item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64) {

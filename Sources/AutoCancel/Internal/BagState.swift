@@ -52,12 +52,10 @@ struct BagState: Sendable {
   /// Links, keys, details, observers, memberships, deadline: nil until one is needed, and
   /// again once the bag ended.
   var extras: BagExtras?
-  /// What the bag counted beyond its sequence numbers (failures, single cancellations,
-  /// links), and its label: nil until the first such event, for a bag without a label. One
-  /// optional reference, so that a bag that counts nothing pays one field for the account.
+  /// What an instrumented bag counted beyond its sequence numbers (failures, single
+  /// cancellations, links): nil until the first such event, and always for a bag without an
+  /// instrument. One optional reference, so that a bag that counts nothing pays one field.
   var tally: BagTally?
-  /// The bag's label, under which its work is counted when it ends.
-  var label: String? { tally?.label }
 
   /// The extras, made on first use.
   mutating func makeExtras() -> BagExtras {
@@ -85,7 +83,7 @@ struct BagState: Sendable {
     let sequence = nextSequence
     nextSequence &+= 1
     if flags.contains(.link) {
-      makeTally().links += 1
+      heardTally()?.links += 1
       makeExtras().links[sequence] = work
       return Ticket(index: Ticket.linkIndex, sequence: sequence)
     }
@@ -368,74 +366,52 @@ struct BagState: Sendable {
     return taken
   }
 
-  // MARK: Counting
+  // MARK: Counting for the instrument
 
-  /// The tally, made on first use.
-  mutating func makeTally() -> BagTally {
+  /// The tally, made on first use; nil for a bag without an instrument, which counts nothing.
+  mutating func heardTally() -> BagTally? {
     if let tally { return tally }
+    guard extras?.instrument != nil else { return nil }
     let made = BagTally()
     tally = made
     return made
   }
 
   /// Counts `count` items cancelled before the bag ended (links are not counted).
-  mutating func countCancelled(
-    _ count: Int, reason: CancellationReason, trigger: CancelBagStatistics.Trigger
-  ) {
+  mutating func countCancelled(_ count: Int, reason: CancellationReason, trigger: CancelTrigger) {
     guard count > 0 else { return }
-    makeTally().counts.countCancelled(count, reason: reason, trigger: trigger)
+    heardTally()?.counts.countCancelled(count, reason: reason, trigger: trigger)
   }
 
   /// Counts an item that failed.
   mutating func countFailed() {
-    makeTally().counts.failed += 1
+    heardTally()?.counts.failed += 1
   }
 
   /// Counts added work refused as a duplicate by its key's policy: registered without a
   /// number, and cancelled at once. (A refused launch is not counted: it never started.)
   mutating func countRefused() {
-    let tally = makeTally()
+    guard let tally = heardTally() else { return }
     tally.counts.registered += 1
     tally.counts.countCancelled(1, reason: .duplicate, trigger: .keyPolicy)
   }
 
-  /// The bag ends, cancelling what is in flight for `reason` by `trigger`: adds what it
-  /// counted to the process-wide account, once. Call before `removeAll`, once.
+  /// The bag ends, cancelling what is in flight for `reason` by `trigger`: what became of its
+  /// work, for its instrument. Nil for a bag without an instrument, or one that registered no
+  /// work. Call before `removeAll`, once.
   ///
-  /// Under the bag's lock: the account's locks are taken last, never with a bag's lock
-  /// after them, and only to add a few numbers. A bag that never registered work adds
-  /// nothing, and pays two comparisons.
-  @inline(__always)
-  mutating func closeAccount(
-    reason: CancellationReason, trigger: CancelBagStatistics.Trigger, bag: ObjectIdentifier
-  ) {
-    guard nextSequence != 1 || tally != nil else { return }
-    addToAccount(reason: reason, trigger: trigger, bag: bag)
-  }
-
   /// Every numbered item but the links was registered, and what did not fail and was not
   /// cancelled (before the end, or by it) finished.
-  @inline(never)
-  private mutating func addToAccount(
-    reason: CancellationReason, trigger: CancelBagStatistics.Trigger, bag: ObjectIdentifier
-  ) {
-    guard let tally, !tally.isEmpty else {
-      // The common end: numbers given to work only, work that finished or is cancelled now.
-      guard nextSequence != 1 else { return }
-      Accounts.addEnded(
-        registered: Int(nextSequence &- 1), cancelled: table.count,
-        reason: CancelBagStatistics.Reason(reason), trigger: trigger, label: label, bag: bag)
-      return
-    }
-    var counts = tally.counts
-    counts.registered += Int((nextSequence &- 1) - tally.links)
+  mutating func closeTally(reason: CancellationReason, trigger: CancelTrigger) -> WorkTally? {
+    guard extras?.instrument != nil else { return nil }
+    var counts = tally?.counts ?? WorkTally()
+    counts.registered += Int((nextSequence &- 1) - (tally?.links ?? 0))
     // Counted once: what the bag cancels after its end is counted as it happens.
-    tally.counts = CancelBagStatistics()
-    tally.links = 0
-    guard counts.registered != 0 else { return }  // links only
+    tally = nil
+    guard counts.registered != 0 else { return nil }
     counts.countCancelled(table.count, reason: reason, trigger: trigger)
     counts.finished = counts.registered - counts.failed - counts.cancelled
-    Accounts.add(counts, label: label, bag: bag)
+    return counts
   }
 
   // MARK: Sweeping finished work

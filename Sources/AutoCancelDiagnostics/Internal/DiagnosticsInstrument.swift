@@ -1,6 +1,7 @@
 import AutoCancel
 
-/// The diagnostics' instrument: hears each bag made and released, for the live counts.
+/// The diagnostics' instrument: hears each bag made and released, for the live counts, and
+/// what became of its work, for the account.
 ///
 /// It hears no registration, so the adds of an instrumented bag stay on their short path.
 final class DiagnosticsInstrument: BagInstrument {
@@ -11,6 +12,10 @@ final class DiagnosticsInstrument: BagInstrument {
 
   func bagMade(_ bag: InstrumentedBag) {
     if let label = bag.label { LiveBags.made(label) }
+  }
+
+  func workCounted(_ tally: WorkTally, in bag: InstrumentedBag) {
+    Accounts.add(tally, of: bag)
   }
 
   func bagReleased(_ bag: InstrumentedBag) {

@@ -23,19 +23,15 @@ enum LiveBags {
   }
 
   /// Process-wide: a count of the bags of a kind is over every module that makes them.
-  private static let shards: [Locked<[String: Entry]>] = (0..<8).map { _ in Locked([:]) }
+  private static let shards = Shards<[String: Entry]>([:])
 
   /// What ``AutoCancel/CancelBag/pilingUpHandler`` holds: process-wide, as the counts it watches.
   static let handler = Locked<(@Sendable (PilingUpBags) -> Void)?>(nil)
 
-  private static func shard(of label: String) -> Locked<[String: Entry]> {
-    shards[Int(UInt(bitPattern: label.hashValue) % UInt(shards.count))]
-  }
-
   /// A bag labelled `label` was made. Tells the handler, outside every lock, if that took
   /// the label over its limit.
   static func made(_ label: String) {
-    let pileUp = shard(of: label).withLock { entries -> PilingUpBags? in
+    let pileUp = shards.shard(of: label).withLock { entries -> PilingUpBags? in
       var entry = entries[label, default: Entry()]
       entry.count += 1
       defer { entries[label] = entry }
@@ -49,7 +45,7 @@ enum LiveBags {
 
   /// A bag labelled `label` was deinitialized.
   static func released(_ label: String) {
-    shard(of: label).withLock { entries in
+    shards.shard(of: label).withLock { entries in
       guard var entry = entries[label] else { return }
       entry.count = max(0, entry.count - 1)
       if let limit = entry.limit, entry.count <= limit { entry.isArmed = true }
@@ -58,17 +54,17 @@ enum LiveBags {
   }
 
   static func count(of label: String) -> Int {
-    shard(of: label).withLock { $0[label]?.count ?? 0 }
+    shards.shard(of: label).withLock { $0[label]?.count ?? 0 }
   }
 
   static func limit(of label: String) -> Int? {
-    shard(of: label).withLock { $0[label]?.limit }
+    shards.shard(of: label).withLock { $0[label]?.limit }
   }
 
   /// Sets or removes `label`'s limit. A label already over its new limit is reported by the
   /// next bag made with it.
   static func setLimit(_ limit: Int?, of label: String) {
-    shard(of: label).withLock { entries in
+    shards.shard(of: label).withLock { entries in
       var entry = entries[label, default: Entry()]
       entry.limit = limit.map { max(0, $0) }
       entry.isArmed = true
@@ -78,7 +74,7 @@ enum LiveBags {
 
   static var all: [String: Int] {
     var merged: [String: Int] = [:]
-    for shard in shards {
+    for shard in shards.all {
       // One shard at a time: the sum of moments, not one moment.
       let entries = shard.withLock { $0 }
       for (label, entry) in entries where entry.count > 0 {

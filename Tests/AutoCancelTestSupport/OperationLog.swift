@@ -1,5 +1,4 @@
 import AutoCancel
-import AutoCancelTestSupport
 import Testing
 
 /// Operations of bag tasks that the test lets return one by one, with a log of when each
@@ -12,12 +11,14 @@ import Testing
 /// await log.waitUntilStarted("first")
 /// log.release("first")
 /// ```
-final class OperationLog: Sendable {
-  enum Entry: Equatable, CustomStringConvertible {
+public final class OperationLog: Sendable {
+  /// What happened to an operation.
+  public enum Entry: Equatable, Sendable, CustomStringConvertible {
     case started(String)
     case returned(String)
 
-    var description: String {
+    /// `first started`, `first returned`.
+    public var description: String {
       switch self {
       case .started(let name): "\(name) started"
       case .returned(let name): "\(name) returned"
@@ -33,12 +34,15 @@ final class OperationLog: Sendable {
   private let log = Protected<[Entry]>([])
   private let releases = Protected(Releases())
 
+  /// A log of nothing, with no operation released.
+  public init() {}
+
   /// An operation named `name`: logs its start, waits until `release(name)`, logs its return,
   /// and returns the bag's reason if its task was cancelled.
   ///
   /// Cancellation does not end the wait: a cancelled operation goes on until it is released,
   /// as one that does not check for cancellation would (the suites' time limits bound it).
-  func operation(_ name: String) -> @Sendable () async -> CancellationReason? {
+  public func operation(_ name: String) -> @Sendable () async -> CancellationReason? {
     { [self] in
       log.withLock { $0.append(.started(name)) }
       await withCheckedContinuation { continuation in
@@ -56,7 +60,7 @@ final class OperationLog: Sendable {
   }
 
   /// Lets the operation `name` return.
-  func release(_ name: String) {
+  public func release(_ name: String) {
     let waiting = releases.withLock { releases in
       releases.released.insert(name)
       return releases.waiting.removeValue(forKey: name)
@@ -65,19 +69,22 @@ final class OperationLog: Sendable {
   }
 
   /// Returns once the operation `name` has started.
-  func waitUntilStarted(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+  public func waitUntilStarted(
+    _ name: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
     await waitUntil("\(name) starts", sourceLocation: sourceLocation) { hasStarted(name) }
   }
 
-  func hasStarted(_ name: String) -> Bool {
+  /// Whether the operation `name` has started.
+  public func hasStarted(_ name: String) -> Bool {
     log.withLock { $0.contains(.started(name)) }
   }
 
   /// Everything logged, in order.
-  var entries: [Entry] { log.current }
+  public var entries: [Entry] { log.current }
 
   /// The names of the operations in the order they started.
-  var startOrder: [String] {
+  public var startOrder: [String] {
     entries.compactMap { entry in
       if case .started(let name) = entry { return name }
       return nil
@@ -85,7 +92,7 @@ final class OperationLog: Sendable {
   }
 
   /// The most operations that ran at once.
-  var mostAtOnce: Int {
+  public var mostAtOnce: Int {
     var running = 0
     var most = 0
     for entry in entries {

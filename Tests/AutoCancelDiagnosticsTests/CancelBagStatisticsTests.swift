@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelDiagnostics
 import AutoCancelTestSupport
 import Dispatch
 import SeededRandom
@@ -8,6 +9,8 @@ import Testing
 /// labels of its own and reads only their counts.
 @Suite("The account of what bags did", timeLimit(minutes: 1))
 struct CancelBagStatisticsTests {
+  init() { AutoCancelDiagnostics.enable() }
+
   struct Failure: Error {}
 
   /// The account of `label`'s bags.
