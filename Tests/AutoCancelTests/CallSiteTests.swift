@@ -89,18 +89,6 @@ struct CallSiteTests {
       plain.description == "#2 (RecordingWork) added at CallSiteTests.swift:\(plainSite.line)")
   }
 
-  @Test("shows in the report of overdue work")
-  func inOverdueReports() {
-    let bag = sitedBag()
-    let site = nextLine()
-    bag.add(RecordingWork(), label: "sync")
-    let report = OverdueWork(
-      item: bag.snapshot()[0], reason: .ownerGone, secondsSinceCancel: 10.2)
-    #expect(
-      report.description.hasPrefix(
-        "AutoCancel: #1 sync (RecordingWork) added at CallSiteTests.swift:\(site.line), "))
-  }
-
   @Test("is nil, with no side table, on a bag that keeps none")
   func offKeepsNothing() {
     let bag = CancelBag(label: nil, switches: DiagnosticSwitches())

@@ -282,7 +282,8 @@ struct BagCore: Sendable {
           ? SweepWork(nil, joinsReaper: false)
           : SweepWork(state.takeFinishReportersIfDue(), joinsReaper: state.joinsReaper())
         return .added(
-          ticket, keyed: keyed, observers: state.observersToNotify, sweepWork: sweepWork)
+          ticket, keyed: keyed, observers: state.observersToNotify,
+          watcher: keyed?.replaced == nil ? nil : state.extras?.instrument, sweepWork: sweepWork)
       }
     }
     switch outcome {
@@ -296,7 +297,7 @@ struct BagCore: Sendable {
       }
       work._cancel(for: _BagCancellation(reason))
       // Never registered: no number of its own, so it is watched as #0.
-      var watch = OverdueWatch.Batch()
+      var watch = CancelledWork.Batch(attached)
       watch.add(work, flags: flags, sequence: 0, details: details, reason: reason)
       watch.start()
       return .rejected
@@ -304,9 +305,9 @@ struct BagCore: Sendable {
       return .refused
     case .unchecked:
       return .unchecked
-    case .added(let ticket, let keyed, let observers, let sweepWork):
+    case .added(let ticket, let keyed, let observers, let watcher, let sweepWork):
       if let replaced = keyed?.replaced, !replaced.isEmpty {
-        var watch = OverdueWatch.Batch()
+        var watch = CancelledWork.Batch(watcher)
         for item in replaced {
           finishCancelling(item, reason: .replaced, observers: observers, watch: &watch)
         }
@@ -370,8 +371,10 @@ struct BagCore: Sendable {
     case rejected(CancellationReason, instrument: AttachedInstrument?)
     case refused
     case unchecked
+    /// `watcher` is the bag's instrument, for the work that `keyed` replaced.
     case added(
-      Ticket, keyed: BagState.KeyedInsertion?, observers: [Observer]?, sweepWork: SweepWork)
+      Ticket, keyed: BagState.KeyedInsertion?, observers: [Observer]?,
+      watcher: AttachedInstrument?, sweepWork: SweepWork)
   }
 
   // MARK: Ending one item
@@ -402,11 +405,13 @@ struct BagCore: Sendable {
   func cancel(
     _ ticket: Ticket, reason: CancellationReason, trigger: CancelTrigger
   ) {
+    var watcher: AttachedInstrument?
     let counted = remove(ticket) { state in
       state.countCancelled(1, reason: reason, trigger: trigger)
+      watcher = state.extras?.instrument
     }
     guard let (removed, observers) = counted else { return }
-    var watch = OverdueWatch.Batch()
+    var watch = CancelledWork.Batch(watcher)
     finishCancelling(removed, reason: reason, observers: observers, watch: &watch)
     watch.start()
   }
@@ -438,14 +443,18 @@ struct BagCore: Sendable {
 
   /// Cancels what is in flight; the bag stays usable. Children cancel their work too.
   func cancelAll(reason: CancellationReason) {
-    var (removed, keyEffects, observers, links):
-      (TakenItems, KeyEffects?, [Observer]?, [StoredWork]) = withLock { state in
+    var (removed, keyEffects, observers, links, watcher):
+      (TakenItems, KeyEffects?, [Observer]?, [StoredWork], AttachedInstrument?) = withLock {
+        state in
         state.countCancelled(state.count, reason: reason, trigger: .cancelAll)
         let removed = state.removeAll(keepingLinks: true)
         let links = state.extras.map { Array($0.links.values) } ?? []
-        return (removed, state.removeAllKeyMembers(), state.observersToNotify, links)
+        return (
+          removed, state.removeAllKeyMembers(), state.observersToNotify, links,
+          state.extras?.instrument
+        )
       }
-    var watch = OverdueWatch.Batch()
+    var watch = CancelledWork.Batch(watcher)
     removed.forEachOldestFirst {
       finishCancelling($0, reason: reason, observers: observers, watch: &watch)
     }
@@ -464,11 +473,13 @@ struct BagCore: Sendable {
     let decision: EndDecision = withLock { state in
       guard state.endReason == nil else { return .alreadyEnded }
       state.endReason = reason
-      let tally = state.closeTally(reason: reason, trigger: trigger)
       guard state.count > 0 || state.extras != nil else {
         // Nothing to cancel or tell: the common end of a screen whose work all finished.
         return .nothingHeld
       }
+      // An instrumented bag has extras from its start.
+      let tally =
+        state.extras?.instrument == nil ? nil : state.closeTally(reason: reason, trigger: trigger)
       let removed = state.removeAll(keepingLinks: false)
       // Nothing that came from users outlives the end (observers, memberships, timer), but the
       // keys of tasks that have not returned yet.
@@ -484,21 +495,15 @@ struct BagCore: Sendable {
     case .nothingHeld:
       return true
     case .cancel(var removed, nil):
-      // Plain work and nobody to tell (no details, links, observers, memberships, timer or
-      // keys): only the cancels, without an item to describe each one; the watch of overdue
-      // work takes what it watches.
-      var watch = OverdueWatch.Batch()
-      removed.forEachWorkOldestFirst { work, sequence, flags in
-        work._cancel(for: _BagCancellation(reason))
-        watch.add(work, flags: flags, sequence: sequence, details: nil, reason: reason)
-      }
-      watch.start()
+      // Plain work and nobody to tell (no details, links, observers, memberships, timer, keys
+      // or instrument): only the cancels, without an item to describe each one.
+      removed.forEachWorkOldestFirst { $0._cancel(for: _BagCancellation(reason)) }
       return true
     case .cancel(var removed, let extras):
       extras?.deadlineTimer?._cancel(for: _BagCancellation(reason))
       for membership in extras?.memberships ?? [] { membership.finish() }
       let observers = extras?.observersToNotify
-      var watch = OverdueWatch.Batch()
+      var watch = CancelledWork.Batch(extras?.instrument)
       var cancelled = 0
       removed.forEachOldestFirst {
         if !$0.flags.contains(.link) { cancelled += 1 }
@@ -529,7 +534,7 @@ struct BagCore: Sendable {
   /// for stopping (links excepted). Never under the lock.
   private func finishCancelling(
     _ removed: RemovedItem, reason: CancellationReason, observers: [Observer]?,
-    watch: inout OverdueWatch.Batch
+    watch: inout CancelledWork.Batch
   ) {
     removed.details?.timer?.cancel()
     removed.work._cancel(for: _BagCancellation(reason))
@@ -629,12 +634,12 @@ struct BagCore: Sendable {
 
   /// Cancels everything registered under `key`, oldest first.
   func cancel(key: BagKey, reason: CancellationReason) {
-    let (removed, observers) = withLock { state in
+    let (removed, observers, watcher) = withLock { state in
       let removed = state.removeMembers(of: key)
       state.countCancelled(removed.count, reason: reason, trigger: .key)
-      return (removed, state.observersToNotify)
+      return (removed, state.observersToNotify, state.extras?.instrument)
     }
-    var watch = OverdueWatch.Batch()
+    var watch = CancelledWork.Batch(watcher)
     for item in removed {
       finishCancelling(item, reason: reason, observers: observers, watch: &watch)
     }

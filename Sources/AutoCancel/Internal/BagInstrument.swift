@@ -3,7 +3,8 @@
 ///
 /// Installed with `ProcessSwitches.install(_:)` at launch (the signposts and diagnostics
 /// modules each install one), it is attached to every bag made from then on. The core calls
-/// it at a few summary points (a bag made, ended with what became of its work, released) and, only if it ``hearsWork``,
+/// it at a few summary points (a bag made, ended with what became of its work, released; work
+/// cancelled that can tell whether it stopped) and, only if it ``hearsWork``,
 /// for every registration, on the path of ``CancelBag/observe(_:)``: synchronously, on the
 /// thread that caused the event, never under the bag's lock. Bags made while none is
 /// installed carry nothing of it.
@@ -32,6 +33,14 @@ package protocol BagInstrument: AnyObject, Sendable {
   /// bag that registered nothing.
   func workCounted(_ tally: WorkTally, in bag: InstrumentedBag)
 
+  /// Whether it watches cancelled work that can tell whether it stopped: asked once for each
+  /// cancel that meets such work, so an instrument may answer by a setting of its own.
+  var watchesCancelledWork: Bool { get }
+
+  /// `work`, cancelled by `bag`, can tell whether it stopped: called after the bag's lock, on
+  /// the thread that cancelled it, only if ``watchesCancelledWork`` said so.
+  func cancelled(_ work: [CancelledWork], in bag: InstrumentedBag)
+
   /// The item `sequence` of `bag`, still in flight, moved `sent` and `received` bytes so far:
   /// for the end of its interval.
   func transferred(item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64)
@@ -46,6 +55,8 @@ extension BagInstrument {
   package func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag) {}
   package func bagEnded(_ bag: InstrumentedBag, reason: CancellationReason, cancelled: Int) {}
   package func workCounted(_ tally: WorkTally, in bag: InstrumentedBag) {}
+  package var watchesCancelledWork: Bool { false }
+  package func cancelled(_ work: [CancelledWork], in bag: InstrumentedBag) {}
   package func transferred(
     item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64
   ) {}
@@ -93,6 +104,12 @@ final class InstrumentSet: BagInstrument {
 
   func workCounted(_ tally: WorkTally, in bag: InstrumentedBag) {
     for member in members { member.workCounted(tally, in: bag) }
+  }
+
+  var watchesCancelledWork: Bool { members.contains { $0.watchesCancelledWork } }
+
+  func cancelled(_ work: [CancelledWork], in bag: InstrumentedBag) {
+    for member in members where member.watchesCancelledWork { member.cancelled(work, in: bag) }
   }
 
   func transferred(item sequence: UInt64, in bag: InstrumentedBag, sent: Int64, received: Int64) {

@@ -397,13 +397,13 @@ struct BagState: Sendable {
   }
 
   /// The bag ends, cancelling what is in flight for `reason` by `trigger`: what became of its
-  /// work, for its instrument. Nil for a bag without an instrument, or one that registered no
-  /// work. Call before `removeAll`, once.
+  /// work, for its instrument; nil if it registered none. Call for an instrumented bag only,
+  /// before `removeAll`, once.
   ///
   /// Every numbered item but the links was registered, and what did not fail and was not
   /// cancelled (before the end, or by it) finished.
+  @inline(never)
   mutating func closeTally(reason: CancellationReason, trigger: CancelTrigger) -> WorkTally? {
-    guard extras?.instrument != nil else { return nil }
     var counts = tally?.counts ?? WorkTally()
     counts.registered += Int((nextSequence &- 1) - (tally?.links ?? 0))
     // Counted once: what the bag cancels after its end is counted as it happens.

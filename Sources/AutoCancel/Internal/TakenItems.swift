@@ -16,16 +16,11 @@ struct TakenItems {
 
   /// Takes the work out, oldest first, and hands it to `body`: for items taken with no
   /// details and no links, when there is no one to tell.
-  mutating func forEachWorkOldestFirst(
-    _ body: (StoredWork, _ sequence: UInt64, ItemFlags) -> Void
-  ) {
+  mutating func forEachWorkOldestFirst(_ body: (StoredWork) -> Void) {
     slots.withSlots { count, slot in
       TakenItems.forEachOccupiedOldestFirst(count, slot) { index in
         guard let work = slot(index).pointee.work.take() else { return }
-        let tag = slot(index).pointee.tag
-        body(
-          work, tag >> ItemFlags.bitCount,
-          ItemFlags(rawValue: tag & ((1 << ItemFlags.bitCount) - 1)))
+        body(work)
       }
     }
   }

@@ -1,3 +1,5 @@
+import AutoCancel
+
 /// Finding work that keeps running after its bag cancelled it.
 extension CancelBag {
   /// How long, in seconds, work may keep running after its bag cancelled it before it is
@@ -17,10 +19,13 @@ extension CancelBag {
   /// Called once for each piece of work still running ``overdueWorkThreshold`` seconds after
   /// its bag cancelled it; nil watches nothing. Default: nil, in debug and release builds
   /// alike: the library prints nothing unless you ask, with `{ print($0) }` for instance.
+  /// Setting it turns the diagnostics on (``AutoCancelDiagnostics/enable()``): set it at
+  /// launch, before the first bag is made, since only the work of bags made after the
+  /// diagnostics were turned on is watched.
   ///
   /// Watched is work that its bag cancelled, and that can tell that it stopped: a bag task, a
-  /// `Task` bound with ``add(_:key:label:file:line:)-(Work,_,_,_,_)``, and ``FinishReporting`` classes
-  /// (`URLSessionTask` and `Operation` with `AutoCancelNetworking`); a ``FinishReporting``
+  /// `Task` bound with `add`, and `FinishReporting` classes
+  /// (`URLSessionTask` and `Operation` with `AutoCancelNetworking`); a `FinishReporting`
   /// value type, boxed by the bag, is not. Work given to a bag that had ended, cancelled at
   /// once, is watched too, and reported as item `#0`. Work that stops in time costs one entry
   /// in a list, made when it is cancelled; adding and finishing work cost nothing more,
@@ -43,6 +48,7 @@ extension CancelBag {
   public static var overdueWorkHandler: (@Sendable (OverdueWork) -> Void)? {
     get { OverdueWatch.settings.withLock { $0.handler } }
     set {
+      if newValue != nil { AutoCancelDiagnostics.enable() }
       // The old handler is released after the lock: what it captured may end a bag.
       let old = OverdueWatch.settings.withLock { settings in
         defer { settings.handler = newValue }

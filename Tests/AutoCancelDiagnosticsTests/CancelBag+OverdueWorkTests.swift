@@ -1,4 +1,5 @@
-@testable import AutoCancel
+import AutoCancel
+@testable import AutoCancelDiagnostics
 import AutoCancelTestSupport
 import Testing
 
@@ -164,5 +165,32 @@ struct CancelBagOverdueWorkTests {
       release.open()
       await task.value
     }
+  }
+
+  @Test("watches nothing in a bag made without the diagnostics, the handler set")
+  func bagWithoutDiagnosticsWatchesNothing() async {
+    await withOverdueReports(threshold: 0, prefix: "overdue-uninstrumented") { reports in
+      let bag = CancelBag(label: nil, switches: DiagnosticSwitches())
+      let release = Gate()
+      let task = bag.task(label: "overdue-uninstrumented") {
+        await ignoringCancellation(until: release)
+      }
+      bag.cancelAll()
+      _ = OverdueWatch.visit()
+      #expect(reports.current.isEmpty)
+      release.open()
+      await task.value
+    }
+  }
+
+  @Test("shows where the work was added, in a bag that keeps call sites")
+  func reportShowsTheCallSite() {
+    let bag = CancelBag(label: nil, switches: DiagnosticSwitches(keepsCallSites: true))
+    let line = #line + 1
+    bag.add(RecordingWork(), label: "sync")
+    let report = OverdueWork(
+      item: bag.snapshot()[0], reason: .ownerGone, secondsSinceCancel: 10.2)
+    let site = "CancelBag+OverdueWorkTests.swift:\(line)"
+    #expect(report.description.hasPrefix("AutoCancel: #1 sync (RecordingWork) added at \(site), "))
   }
 }

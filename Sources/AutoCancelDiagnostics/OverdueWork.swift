@@ -1,10 +1,12 @@
+import AutoCancel
+
 /// Work still running long after its bag cancelled it: what the watchdog reports, once.
 ///
 /// Work that can tell that it stopped (a bag task, a `Task` bound with
-/// ``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)``, ``FinishReporting`` work such as a
+/// `CancelBag.add`, `FinishReporting` work such as a
 /// `URLSessionTask` or an `Operation`) and is still running
-/// ``CancelBag/overdueWorkThreshold`` seconds after its bag cancelled it is handed to
-/// ``CancelBag/overdueWorkHandler``: it ignores its cancel, and keeps its resources (a socket,
+/// ``AutoCancel/CancelBag/overdueWorkThreshold`` seconds after its bag cancelled it is handed to
+/// ``AutoCancel/CancelBag/overdueWorkHandler``: it ignores its cancel, and keeps its resources (a socket,
 /// a screen's model) alive.
 ///
 /// ```swift
@@ -15,17 +17,17 @@
 /// }
 /// ```
 ///
-/// See <doc:DebuggingWork>.
+/// The core's article "Debugging Work" shows where it fits.
 public struct OverdueWork: Sendable, CustomStringConvertible {
   /// The work, as a snapshot would list it: its number, label, key and type, and where it
-  /// was added while its bag keeps call sites (``CancelBagItem/callSite``).
+  /// was added while its bag keeps call sites (`CancelBagItem.callSite`).
   public let item: CancelBagItem
 
   /// Why its bag cancelled it.
   public let reason: CancellationReason
 
   /// Seconds from the cancel to the moment the work was found still running: at least
-  /// ``CancelBag/overdueWorkThreshold``, and up to half a second more.
+  /// ``AutoCancel/CancelBag/overdueWorkThreshold``, and up to half a second more.
   public let secondsSinceCancel: Double
 
   /// A report of `item`, cancelled for `reason`, still running `secondsSinceCancel` later.
