@@ -181,27 +181,25 @@ extension AutoCancelOwner {
     @_inheritActorContext then deliver:
       sending @escaping @isolated(any) (Self, Result<Value, any Error>) async -> Void
   ) -> Task<Void, Never>? where Self: Sendable {
-    guard
-      let (launch, name) = cancelBag.prepareTask(
-        key: key, label: label, policy: policy, file: file, line: line)
-    else { return nil }
-    let task = Task.named(name, priority: priority) {
-      [weak self] in
-      defer { launch.returned() }
-      let result: Result<Value, any Error>
-      if await launch.starts(isolation: nil) {
-        do {
-          result = .success(try await load())
-        } catch {
-          result = .failure(error)
+    cancelBag.launched(
+      key: key, label: label, policy: policy, file: file, line: line, (load, deliver)
+    ) { launch, name, operation in
+      let (load, deliver) = operation
+      return Task.named(name, priority: priority) { [weak self] in
+        defer { launch.returned() }
+        let result: Result<Value, any Error>
+        if await launch.starts(isolation: nil) {
+          do {
+            result = .success(try await load())
+          } catch {
+            result = .failure(error)
+          }
+        } else {
+          result = .failure(CancellationError())
         }
-      } else {
-        result = .failure(CancellationError())
+        guard let self else { return }
+        await deliver(self, result)
       }
-      guard let self else { return }
-      await deliver(self, result)
     }
-    launch.cancellation.attach(task)
-    return task
   }
 }

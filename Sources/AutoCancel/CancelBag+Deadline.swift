@@ -53,13 +53,11 @@ extension CancelBag {
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
     // Never refused: a key replaces.
-    let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
-    let task = Task.named(name, priority: priority) {
-      try await launch.run(isolation: nil, operation)
-    }
-    launch.cancellation.attach(task)
-    launch.registration.cancel(after: timeout)
-    return task
+    launched(key: key, label: label, file: file, line: line, operation) { launch, name, operation in
+      Task.named(name, priority: priority) { try await launch.run(isolation: nil, operation) }
+    } attached: {
+      $0.registration.cancel(after: timeout)
+    }!
   }
 
   /// Starts a non-throwing task bound to the bag, cancelled if it has not finished after
@@ -80,13 +78,11 @@ extension CancelBag {
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
     // Never refused: a key replaces.
-    let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
-    let task = Task.named(name, priority: priority) {
-      await launch.run(isolation: nil, operation)
-    }
-    launch.cancellation.attach(task)
-    launch.registration.cancel(after: timeout)
-    return task
+    launched(key: key, label: label, file: file, line: line, operation) { launch, name, operation in
+      Task.named(name, priority: priority) { await launch.run(isolation: nil, operation) }
+    } attached: {
+      $0.registration.cancel(after: timeout)
+    }!
   }
 }
 

@@ -49,19 +49,16 @@
       @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
     ) -> Task<Success, any Error> {
       // Never refused: a key replaces.
-      let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
-      let task: Task<Success, any Error>
-      if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-        task = Task.immediate(name: name, priority: priority) {
-          try await launch.run(isolation: isolation, operation)
+      launched(key: key, label: label, file: file, line: line, operation) {
+        launch, name, operation in
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+          Task.immediate(name: name, priority: priority) {
+            try await launch.run(isolation: isolation, operation)
+          }
+        } else {
+          Task.named(name, priority: priority) { try await launch.run(isolation: nil, operation) }
         }
-      } else {
-        task = Task.named(name, priority: priority) {
-          try await launch.run(isolation: nil, operation)
-        }
-      }
-      launch.cancellation.attach(task)
-      return task
+      }!
     }
 
     /// Starts a non-throwing task bound to the bag that runs at once, on the calling thread,
@@ -88,19 +85,16 @@
       @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
     ) -> Task<Success, Never> {
       // Never refused: a key replaces.
-      let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
-      let task: Task<Success, Never>
-      if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-        task = Task.immediate(name: name, priority: priority) {
-          await launch.run(isolation: isolation, operation)
+      launched(key: key, label: label, file: file, line: line, operation) {
+        launch, name, operation in
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+          Task.immediate(name: name, priority: priority) {
+            await launch.run(isolation: isolation, operation)
+          }
+        } else {
+          Task.named(name, priority: priority) { await launch.run(isolation: nil, operation) }
         }
-      } else {
-        task = Task.named(name, priority: priority) {
-          await launch.run(isolation: nil, operation)
-        }
-      }
-      launch.cancellation.attach(task)
-      return task
+      }!
     }
 
     /// Starts a task bound to the bag under `key`, by `policy`, that runs at once, on the
@@ -132,24 +126,18 @@
       isolation: isolated (any Actor)? = #isolation,
       @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
     ) -> Task<Success, any Error>? {
-      guard
-        let (launch, name) = prepareTask(
-          key: key, label: label, policy: policy, file: file, line: line)
-      else {
-        return nil
-      }
-      let task: Task<Success, any Error>
-      if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-        task = Task.immediate(name: name, priority: priority) {
-          try await launch.runIfStarted(isolation: isolation, operation)
-        }
-      } else {
-        task = Task.named(name, priority: priority) {
-          try await launch.runIfStarted(isolation: nil, operation)
+      launched(key: key, label: label, policy: policy, file: file, line: line, operation) {
+        launch, name, operation in
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+          Task.immediate(name: name, priority: priority) {
+            try await launch.runIfStarted(isolation: isolation, operation)
+          }
+        } else {
+          Task.named(name, priority: priority) {
+            try await launch.runIfStarted(isolation: nil, operation)
+          }
         }
       }
-      launch.cancellation.attach(task)
-      return task
     }
   }
 #endif

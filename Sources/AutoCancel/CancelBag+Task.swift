@@ -55,12 +55,9 @@ extension CancelBag {
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
     // Never refused: without a policy, a key replaces.
-    let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
-    let task = Task.named(name, priority: priority) {
-      try await launch.run(isolation: nil, operation)
-    }
-    launch.cancellation.attach(task)
-    return task
+    launched(key: key, label: label, file: file, line: line, operation) { launch, name, operation in
+      Task.named(name, priority: priority) { try await launch.run(isolation: nil, operation) }
+    }!
   }
 
   /// Starts a non-throwing task bound to the bag.
@@ -84,12 +81,9 @@ extension CancelBag {
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
     // Never refused: without a policy, a key replaces.
-    let (launch, name) = prepareTask(key: key, label: label, file: file, line: line)!
-    let task = Task.named(name, priority: priority) {
-      await launch.run(isolation: nil, operation)
-    }
-    launch.cancellation.attach(task)
-    return task
+    launched(key: key, label: label, file: file, line: line, operation) { launch, name, operation in
+      Task.named(name, priority: priority) { await launch.run(isolation: nil, operation) }
+    }!
   }
 
   /// Starts a task bound to the bag under `key`, by `policy`: at once, after the work under the
@@ -144,17 +138,12 @@ extension CancelBag {
     file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error>? {
-    guard
-      let (launch, name) = prepareTask(
-        key: key, label: label, policy: policy, file: file, line: line)
-    else {
-      return nil
+    launched(key: key, label: label, policy: policy, file: file, line: line, operation) {
+      launch, name, operation in
+      Task.named(name, priority: priority) {
+        try await launch.runIfStarted(isolation: nil, operation)
+      }
     }
-    let task = Task.named(name, priority: priority) {
-      try await launch.runIfStarted(isolation: nil, operation)
-    }
-    launch.cancellation.attach(task)
-    return task
   }
 
   /// Starts a task without a key, label or priority, as
@@ -165,11 +154,14 @@ extension CancelBag {
     file: StaticString = #fileID, line: UInt = #line,
     _ operation: sending @escaping @isolated(any) () async -> Void
   ) -> CancelRegistration {
+    var registration: CancelRegistration?
     // Never refused: no key.
-    let launch = prepareTask(key: nil, label: nil, file: file, line: line)!.launch
-    let task = Task.named(nil, priority: nil) { await launch.run(isolation: nil, operation) }
-    launch.cancellation.attach(task)
-    return launch.registration
+    _ = launched(key: nil, label: nil, file: file, line: line, operation) {
+      launch, _, operation in
+      registration = launch.registration
+      return Task.named(nil, priority: nil) { await launch.run(isolation: nil, operation) }
+    }
+    return registration!
   }
 
   /// Registers a task about to be launched, and names it: nil if `policy` refuses it.
@@ -179,6 +171,29 @@ extension CancelBag {
   /// Inlinable, with the launchers, so that each is specialized for the caller's `Success`:
   /// generic code would look up the metadata of `Task<Success, _>` and copy the task through
   /// value witnesses on every launch.
+  /// The one way a bag launches a task: takes the task's place in the bag (nil when its key's
+  /// policy refuses it), has `start` make the task that runs `operation`, ties the task to its
+  /// place, then hands the place to `attached` (for a timeout).
+  ///
+  /// `operation` goes through as `sending`, so that each launch's own closure can hand it on
+  /// to the `Task` it makes.
+  @inlinable
+  func launched<Operation, Success, Failure>(
+    key: (any Hashable & Sendable)?, label: String?, policy: KeyPolicy = .replace,
+    file: StaticString, line: UInt, _ operation: sending Operation,
+    _ start: (BagTask, String?, sending Operation) -> Task<Success, Failure>,
+    attached: (BagTask) -> Void = { _ in }
+  ) -> Task<Success, Failure>? {
+    guard
+      let (launch, name) = prepareTask(
+        key: key, label: label, policy: policy, file: file, line: line)
+    else { return nil }
+    let task = start(launch, name, operation)
+    launch.cancellation.attach(task)
+    attached(launch)
+    return task
+  }
+
   @inlinable
   func prepareTask(
     key: (any Hashable & Sendable)?, label: String?, policy: KeyPolicy = .replace,
