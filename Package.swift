@@ -53,12 +53,15 @@ let package = Package(
     ),
     .testTarget(
       name: "AutoCancelTests",
-      dependencies: ["AutoCancel", "AutoCancelTestSupport", "SeededRandom"]
+      dependencies: [
+        "AutoCancel", "AutoCancelDiagnostics", "AutoCancelTestSupport", "SeededRandom",
+      ]
     ),
     .testTarget(
       name: "AutoCancelNetworkingTests",
       dependencies: [
-        "AutoCancelNetworking", "LoopbackHTTPServer", "AutoCancelTestSupport", "SeededRandom",
+        "AutoCancelDiagnostics", "AutoCancelNetworking", "LoopbackHTTPServer",
+        "AutoCancelTestSupport", "SeededRandom",
       ]
     ),
     .testTarget(
@@ -67,11 +70,16 @@ let package = Package(
     ),
     .testTarget(
       name: "AutoCancelObjCTests",
-      dependencies: ["AutoCancel", "AutoCancelObjC", "AutoCancelTestSupport", "SeededRandom"]
+      dependencies: [
+        "AutoCancel", "AutoCancelDiagnostics", "AutoCancelObjC", "AutoCancelTestSupport",
+        "SeededRandom",
+      ]
     ),
     .testTarget(
       name: "AutoCancelTestingTests",
-      dependencies: ["AutoCancel", "AutoCancelTesting", "AutoCancelTestSupport"]
+      dependencies: [
+        "AutoCancel", "AutoCancelDiagnostics", "AutoCancelTesting", "AutoCancelTestSupport",
+      ]
     ),
     .testTarget(
       name: "AutoCancelDiagnosticsTests",

@@ -30,7 +30,7 @@ extension AutoCancelOwner {
   /// Binds `work` to this owner: it is cancelled when the owner goes away, unless it
   /// finishes first.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// The Swift form of the Objective-C `[self autoCancelRequestOnDealloc:request]`, and the
   /// same as `cancelBag.add(work, key: key, label: label)`: a `Task`, an `Operation`, a
@@ -60,7 +60,7 @@ extension AutoCancelOwner {
 
   /// Binds a `DispatchWorkItem` to this owner.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// ```swift
   /// autoCancel(pendingSave)
@@ -76,7 +76,7 @@ extension AutoCancelOwner {
   /// Binds work that is not `Sendable` to this owner, taking on the risk that Swift cannot
   /// check: `cancel` runs on whichever thread ends the work.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// The same as `cancelBag.add(unchecked: work, cancel: cancel)`; see ``CancelBag``.
   ///
@@ -94,7 +94,7 @@ extension AutoCancelOwner {
   /// Starts a task bound to this owner's lifetime, handing the result back to the owner if it
   /// is still there.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// The right capture made easy: `load` does not get the owner, and `deliver` gets it as an
   /// argument, held weakly while `load` runs, so neither needs to capture `self`. A task that
@@ -148,7 +148,7 @@ extension AutoCancelOwner {
   /// Starts a task bound to this owner's lifetime under `key`, by `policy`, handing the result
   /// back to the owner if it is still there.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// ``autoCancelTask(key:label:priority:file:line:_:then:)`` with a ``KeyPolicy``, as
   /// ``CancelBag/task(key:policy:label:priority:file:line:operation:)`` launches it: `nil` when `policy`

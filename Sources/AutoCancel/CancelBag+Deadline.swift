@@ -36,7 +36,7 @@ extension CancelBag {
   /// Starts a task bound to the bag that is cancelled, with reason
   /// ``CancellationReason/timedOut``, if it has not finished after `timeout`.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// Otherwise the same as ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
   ///
@@ -63,7 +63,7 @@ extension CancelBag {
   /// Starts a non-throwing task bound to the bag, cancelled if it has not finished after
   /// `timeout`.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// ```swift
   /// cancelBag.task(timeout: .seconds(5)) { await cache.warmUp() }

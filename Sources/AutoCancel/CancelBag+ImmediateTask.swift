@@ -34,7 +34,7 @@
     ///   - key: Latest wins, as in ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
     ///   - label: A name shown in snapshots and events, and the task's name.
     ///   - priority: The task's priority.
-    ///   - file: The call's `#fileID`, kept as its ``CallSite``: leave the default.
+    ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
     ///   - line: The call's `#line`: leave the default.
     ///   - isolation: The caller's actor: leave the default.
     ///   - operation: The work.
@@ -64,7 +64,7 @@
     /// Starts a non-throwing task bound to the bag that runs at once, on the calling thread,
     /// until its first suspension.
     ///
-    /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+    /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
     ///
     /// The same as the throwing form, including on systems before iOS 26 / macOS 26, where it
     /// starts enqueued.
@@ -100,7 +100,7 @@
     /// Starts a task bound to the bag under `key`, by `policy`, that runs at once, on the
     /// calling thread, until its first suspension, if the policy lets it start now.
     ///
-    /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+    /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
     ///
     /// ``task(key:policy:label:priority:file:line:operation:)`` started as
     /// ``immediateTask(key:label:priority:file:line:isolation:operation:)->Task<Success,Error>`` starts:

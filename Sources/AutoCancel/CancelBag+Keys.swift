@@ -3,7 +3,7 @@ extension CancelBag {
   /// Adds work under `key`, by `policy`: replacing what runs under the key, beside it, or not
   /// at all.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// ``add(_:key:label:file:line:)-(Work,_,_,_,_)`` with a policy. The work already runs, so it cannot wait
   /// for its turn:
@@ -40,7 +40,7 @@ extension CancelBag {
         core: core,
         details: .make(
           label: label, key: key, policy: policy.keyPolicy,
-          callSite: keepsCallSites ? CallSite(fileID: file, line: line) : nil)))
+          callSite: keepsCallSites ? ItemCallSite(fileID: file, line: line) : nil)))
   }
 
   /// Cancels all work under `key`: registered, running or waiting for its turn, oldest first.

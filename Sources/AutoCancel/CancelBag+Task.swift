@@ -21,7 +21,7 @@ extension CancelBag {
   ///
   /// A failure is not lost when nobody awaits the task: if the operation throws an error whose
   /// ``Swift/Error/isCancellation`` is false, the bag's observers hear
-  /// ``CancelBagEvent/Kind/failed(_:)`` with it, in place of ``CancelBagEvent/Kind/finished``,
+  /// `CancelBagEvent.Kind.failed(_:)` with it, in place of `CancelBagEvent.Kind.finished`,
   /// before anyone awaiting the task resumes. A `CancellationError` is no failure, and a task
   /// the bag cancelled was already reported as cancelled. Returning costs nothing more for it.
   ///
@@ -42,7 +42,7 @@ extension CancelBag {
   ///     ``task(key:policy:label:priority:file:line:operation:)``.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
-  ///   - file: The call's `#fileID`, kept as its ``CallSite``: leave the default.
+  ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
   ///   - line: The call's `#line`: leave the default.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel.
@@ -62,7 +62,7 @@ extension CancelBag {
 
   /// Starts a non-throwing task bound to the bag.
   ///
-  /// Keeps the call's `file` and `line` as the item's ``CallSite`` while call sites are on.
+  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
   ///
   /// The same as the throwing form: registered before it starts, cancelled when the bag ends,
   /// gone from the bag when it returns.
@@ -125,7 +125,7 @@ extension CancelBag {
   ///   - policy: What to do when work under `key` runs.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
-  ///   - file: The call's `#fileID`, kept as its ``CallSite``: leave the default.
+  ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
   ///   - line: The call's `#line`: leave the default.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel; `nil` if `policy` refused the launch.
@@ -208,6 +208,6 @@ extension CancelBag {
     }
     return core.launch(
       cancellation, key: key, label: label, policy: policy,
-      callSite: keepsCallSites ? CallSite(fileID: file, line: line) : nil)
+      callSite: keepsCallSites ? ItemCallSite(fileID: file, line: line) : nil)
   }
 }

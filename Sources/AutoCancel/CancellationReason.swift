@@ -3,7 +3,7 @@
 /// Every cancellation that AutoCancel performs carries a reason. Work that implements
 /// ``ReasonAwareCancellable/cancel(reason:)`` receives it; a task launched with
 /// ``CancelBag/task(key:label:priority:file:line:operation:)->Task<Success,Error>`` reads it through
-/// ``CancellationReason/current``; observers see it in ``CancelBagEvent``; a bag that ended
+/// ``CancellationReason/current``; observers see it in `CancelBagEvent`; a bag that ended
 /// keeps it in ``CancelBag/endReason``. Errors do not carry it: every async API of the
 /// library throws the standard `CancellationError` (see ``Swift/Error/isCancellation``).
 ///

@@ -19,7 +19,7 @@ extension Error {
   ///
   /// The error does not carry the reason. Where it is needed, read
   /// ``CancellationReason/current`` inside the bag's task, ``CancelBag/endReason`` on the bag,
-  /// or the ``CancelBagEvent`` of an observer.
+  /// or the `CancelBagEvent` of an observer.
   public var isCancellation: Bool {
     if self is CancellationError { return true }
     if let representing = self as? any CancellationRepresenting {

@@ -28,7 +28,7 @@ extension CancelBag {
   public func waitUntilIdle(timeout: Double = 10) async -> Bool {
     if count == 0 { return true }
     let waiter = IdleWaiter()
-    let observation = observe { [weak self] event in
+    let observation = observeItems { [weak self] event in
       switch event.kind {
       case .registered: return
       case .finished, .failed, .cancelled:
@@ -63,7 +63,7 @@ extension CancelBag {
   /// //   added at FeedModel.swift:42, 0.120 s") == nil
   /// ```
   public func workInFlightMessage() -> String? {
-    let items = snapshot()
+    let items = itemSnapshots()
     guard !items.isEmpty else { return nil }
     let name = label.map { "CancelBag(\($0))" } ?? "CancelBag"
     let noun = items.count == 1 ? "item" : "items"

@@ -1,5 +1,6 @@
 import AutoCancelTestSupport
 import AutoCancel
+import AutoCancelDiagnostics
 import AutoCancelNetworking
 import Foundation
 import LoopbackHTTPServer

@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelDiagnostics
 import AutoCancelNetworking
 import AutoCancelTestSupport
 import Foundation

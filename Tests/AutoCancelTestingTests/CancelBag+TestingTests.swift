@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelDiagnostics
 import AutoCancelTestSupport
 import AutoCancelTesting
 import Testing

@@ -1,5 +1,6 @@
 import AutoCancelTestSupport
 import AutoCancel
+import AutoCancelDiagnostics
 import Testing
 
 @Suite("AutoCancellable", timeLimit(minutes: 1))

@@ -1,5 +1,6 @@
 import AutoCancelTestSupport
 import AutoCancel
+import AutoCancelDiagnostics
 import Testing
 
 /// State only the main actor may touch: the compiler rejects access from elsewhere.

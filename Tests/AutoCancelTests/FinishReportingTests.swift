@@ -3,6 +3,7 @@ import Dispatch
 import Testing
 
 @testable import AutoCancel
+import AutoCancelDiagnostics
 
 /// A user's own request type that says when it is done.
 private final class ImageRequest: FinishReporting, Sendable {

@@ -314,9 +314,9 @@ struct BagCore: Sendable {
         watch.start()
       }
       if let observers, !flags.contains(.link) {
-        let item = CancelBagItem(
+        let item = ItemSnapshot(
           work: work, sequence: ticket.sequence, details: details, now: details?.addedAt)
-        notify(observers, CancelBagEvent(kind: .registered, item: item))
+        notify(observers, ItemEvent(kind: .registered, item: item))
       }
       keyed?.effects.perform()
       carryOut(sweepWork)
@@ -557,7 +557,7 @@ struct BagCore: Sendable {
   @usableFromInline
   func launch(
     _ cancellation: TaskCancellation, key: (any Hashable & Sendable)?, label: String?,
-    policy: KeyPolicy, callSite: CallSite?
+    policy: KeyPolicy, callSite: ItemCallSite?
   ) -> (launch: BagTask, name: String?)? {
     guard let key else { preconditionFailure("A keyed launch without a key") }
     let turn = KeyTurn(key: BagKey(key), state: .waiting)
@@ -728,7 +728,7 @@ struct BagCore: Sendable {
 
   // MARK: Observing
 
-  func addObserver(_ handler: @escaping @Sendable (CancelBagEvent) -> Void) -> Int? {
+  func addObserver(_ handler: @escaping @Sendable (ItemEvent) -> Void) -> Int? {
     withLock { state in
       guard state.endReason == nil else { return nil }
       let extras = state.makeExtras()
@@ -750,17 +750,17 @@ struct BagCore: Sendable {
   }
 
   private func notify(
-    _ observers: [Observer]?, _ kind: CancelBagEvent.Kind, _ removed: RemovedItem
+    _ observers: [Observer]?, _ kind: ItemEvent.Kind, _ removed: RemovedItem
   ) {
     // Links between bags are plumbing, not work: observers do not hear of them.
     guard let observers, !removed.flags.contains(.link) else { return }
     let now = DispatchTime.now().uptimeNanoseconds
-    let item = CancelBagItem(
+    let item = ItemSnapshot(
       work: removed.work, sequence: removed.sequence, details: removed.details, now: now)
-    notify(observers, CancelBagEvent(kind: kind, item: item))
+    notify(observers, ItemEvent(kind: kind, item: item))
   }
 
-  private func notify(_ observers: [Observer], _ event: CancelBagEvent) {
+  private func notify(_ observers: [Observer], _ event: ItemEvent) {
     for observer in observers { observer.handler(event) }
   }
 
@@ -770,7 +770,7 @@ struct BagCore: Sendable {
   var endReason: CancellationReason? { withLock { $0.endReason } }
 
   /// The items in flight, oldest first.
-  func snapshot() -> [CancelBagItem] {
+  func snapshot() -> [ItemSnapshot] {
     let now = DispatchTime.now().uptimeNanoseconds
     let items: [(StoredWork, UInt64, ItemDetails?)] = withLock { state in
       let details = state.details
@@ -784,7 +784,7 @@ struct BagCore: Sendable {
     }
     return
       items
-      .map { CancelBagItem(work: $0.0, sequence: $0.1, details: $0.2, now: now) }
+      .map { ItemSnapshot(work: $0.0, sequence: $0.1, details: $0.2, now: now) }
       .sorted { $0.id < $1.id }
   }
 }

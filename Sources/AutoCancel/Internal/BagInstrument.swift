@@ -5,7 +5,7 @@
 /// modules each install one), it is attached to every bag made from then on. The core calls
 /// it at a few summary points (a bag made, ended with what became of its work, released; work
 /// cancelled that can tell whether it stopped) and, only if it ``hearsWork``,
-/// for every registration, on the path of ``CancelBag/observe(_:)``: synchronously, on the
+/// for every registration, on the path of `CancelBag.observe(_:)`: synchronously, on the
 /// thread that caused the event, never under the bag's lock. Bags made while none is
 /// installed carry nothing of it.
 ///
@@ -22,7 +22,7 @@ package protocol BagInstrument: AnyObject, Sendable {
   /// Something happened to an item of `bag`: registered, or ended (finished, failed,
   /// cancelled). Events of one item that race on different threads may arrive in either
   /// order.
-  func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag)
+  func workEvent(_ event: ItemEvent, in bag: InstrumentedBag)
 
   /// `bag` ended for `reason`, cancelling `cancelled` items (links to other bags excepted),
   /// after their own events.
@@ -52,7 +52,7 @@ package protocol BagInstrument: AnyObject, Sendable {
 extension BagInstrument {
   package var hearsWork: Bool { false }
   package func bagMade(_ bag: InstrumentedBag) {}
-  package func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag) {}
+  package func workEvent(_ event: ItemEvent, in bag: InstrumentedBag) {}
   package func bagEnded(_ bag: InstrumentedBag, reason: CancellationReason, cancelled: Int) {}
   package func workCounted(_ tally: WorkTally, in bag: InstrumentedBag) {}
   package var watchesCancelledWork: Bool { false }
@@ -94,7 +94,7 @@ final class InstrumentSet: BagInstrument {
     for member in members { member.bagMade(bag) }
   }
 
-  func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag) {
+  func workEvent(_ event: ItemEvent, in bag: InstrumentedBag) {
     for member in workHearers { member.workEvent(event, in: bag) }
   }
 

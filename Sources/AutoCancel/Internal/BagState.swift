@@ -21,7 +21,7 @@ struct FinishReporter {
 /// An observer of a bag's events.
 struct Observer: Sendable {
   var id: Int
-  var handler: @Sendable (CancelBagEvent) -> Void
+  var handler: @Sendable (ItemEvent) -> Void
 }
 
 /// Everything a bag knows, guarded by its lock. Methods only decide and return what to do;

@@ -31,8 +31,8 @@ package struct CancelledWork: Sendable {
   }
 
   /// The work as a snapshot shows it, aged at `now`; nil once it is gone.
-  package func item(now: UInt64) -> CancelBagItem? {
-    work.map { CancelBagItem(work: $0, sequence: sequence, details: details, now: now) }
+  package func item(now: UInt64) -> ItemSnapshot? {
+    work.map { ItemSnapshot(work: $0, sequence: sequence, details: details, now: now) }
   }
 
   /// The watchable work of one cancel, collected while cancelling and handed to the bag's

@@ -55,7 +55,7 @@ final class ItemDetails: @unchecked Sendable {
   /// a call site alone, which read no clock.
   let addedAt: UInt64?
   /// Where the work was added, while the bag keeps call sites.
-  let callSite: CallSite?
+  let callSite: ItemCallSite?
   /// What the work does when its key already runs.
   let policy: KeyPolicy
   /// How the work holds its key, if it has one.
@@ -66,7 +66,7 @@ final class ItemDetails: @unchecked Sendable {
   var keyEffects: KeyEffects?
 
   init(
-    label: String?, key: BagKey?, addedAt: UInt64?, callSite: CallSite? = nil,
+    label: String?, key: BagKey?, addedAt: UInt64?, callSite: ItemCallSite? = nil,
     policy: KeyPolicy = .replace, hold: KeyHold = .work
   ) {
     self.label = label
@@ -95,16 +95,16 @@ final class ItemDetails: @unchecked Sendable {
     // constant nil. The key is not handed on when it is nil: an existential nil made to be
     // handed on cost every add a value-witness destroy (callgrind, release).
     guard label != nil || key != nil else {
-      return keepsCallSite ? makeSited(CallSite(fileID: file, line: line)) : nil
+      return keepsCallSite ? makeSited(ItemCallSite(fileID: file, line: line)) : nil
     }
     return makeDetailed(
       label: label, key: key,
-      callSite: keepsCallSite ? CallSite(fileID: file, line: line) : nil)
+      callSite: keepsCallSite ? ItemCallSite(fileID: file, line: line) : nil)
   }
 
   /// Details for plain work that keeps its call site alone: no clock read.
   @usableFromInline
-  static func makeSited(_ callSite: CallSite) -> ItemDetails {
+  static func makeSited(_ callSite: ItemCallSite) -> ItemDetails {
     ItemDetails(label: nil, key: nil, addedAt: nil, callSite: callSite)
   }
 
@@ -112,7 +112,7 @@ final class ItemDetails: @unchecked Sendable {
   /// added when it has a label or a key.
   @usableFromInline
   static func makeDetailed(
-    label: String?, key: (any Hashable & Sendable)?, callSite: CallSite?
+    label: String?, key: (any Hashable & Sendable)?, callSite: ItemCallSite?
   ) -> ItemDetails {
     let isNamed = label != nil || key != nil
     return ItemDetails(
@@ -124,7 +124,7 @@ final class ItemDetails: @unchecked Sendable {
   /// ``KeyPolicy/enqueue``: ``AddPolicy`` has none).
   @usableFromInline
   static func make(
-    label: String?, key: any Hashable & Sendable, policy: KeyPolicy, callSite: CallSite?
+    label: String?, key: any Hashable & Sendable, policy: KeyPolicy, callSite: ItemCallSite?
   ) -> ItemDetails {
     ItemDetails(
       label: label, key: BagKey(key), addedAt: DispatchTime.now().uptimeNanoseconds,

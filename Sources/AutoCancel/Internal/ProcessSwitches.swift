@@ -19,7 +19,7 @@
 package struct DiagnosticSwitches: Sendable {
   /// Hears every registration of the bag from its add to its end, and the bag's end.
   package var instrument: (any BagInstrument)?
-  /// Whether the bag keeps the `#fileID:#line` of each add (``CallSite``).
+  /// Whether the bag keeps the `#fileID:#line` of each add (`CallSite`).
   package var keepsCallSites: Bool
 
   package init(instrument: (any BagInstrument)? = nil, keepsCallSites: Bool = false) {

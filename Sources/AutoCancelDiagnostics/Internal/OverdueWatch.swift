@@ -57,7 +57,8 @@ enum OverdueWatch {
         continue
       }
       guard let item = work.item(now: now) else { continue }
-      overdue.append(OverdueWork(item: item, reason: work.reason, secondsSinceCancel: seconds))
+      overdue.append(
+        OverdueWork(item: CancelBagItem(item), reason: work.reason, secondsSinceCancel: seconds))
     }
     if let handler {
       for report in overdue { handler(report) }

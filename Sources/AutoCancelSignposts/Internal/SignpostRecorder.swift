@@ -37,7 +37,7 @@ package final class SignpostRecorder: BagInstrument {
   /// Every registration is an interval.
   package var hearsWork: Bool { true }
 
-  package func workEvent(_ event: CancelBagEvent, in bag: InstrumentedBag) {
+  package func workEvent(_ event: ItemEvent, in bag: InstrumentedBag) {
     let key = TransferKey(bag: bag.identity, item: event.item.id)
     let id = Self.signpostID(key)
     let ending: String
@@ -76,7 +76,7 @@ package final class SignpostRecorder: BagInstrument {
 
   /// `#3 feed (URLSessionDataTask) key 7 added at FeedModel.swift:42 in CancelBag(Feed)`; the
   /// call site only while the bag keeps call sites.
-  static func beginMessage(_ item: CancelBagItem, in bag: InstrumentedBag) -> String {
+  static func beginMessage(_ item: ItemSnapshot, in bag: InstrumentedBag) -> String {
     var text = "#\(item.id)"
     if let label = item.label { text += " \(label)" }
     text += " (\(item.workType))"

@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelDiagnostics
 import Dispatch
 import AutoCancelTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import AutoCancelTestSupport
 import AutoCancel
+import AutoCancelDiagnostics
 import Dispatch
 import Foundation
 import Testing

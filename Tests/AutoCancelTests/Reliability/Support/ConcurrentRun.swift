@@ -1,5 +1,6 @@
 import AutoCancelTestSupport
 @testable import AutoCancel
+import AutoCancelDiagnostics
 import Dispatch
 import SeededRandom
 

@@ -1,5 +1,6 @@
 import AutoCancelTestSupport
 import AutoCancel
+import AutoCancelDiagnostics
 import SeededRandom
 
 /// A divergence between the real bag and what the contract allows, with what it takes to

@@ -1,4 +1,5 @@
 @testable import AutoCancel
+import AutoCancelDiagnostics
 import AutoCancelTestSupport
 import Foundation
 import Testing

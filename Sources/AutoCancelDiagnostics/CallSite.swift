@@ -1,7 +1,9 @@
+import AutoCancel
+
 /// Where a piece of work was added to its bag: the `#fileID` and `#line` of the call.
 ///
-/// Every public way of adding work (``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)``,
-/// ``AutoCancelOwner/autoCancel(_:key:label:file:line:)-(Work,_,_,_,_)``, the task launchers)
+/// Every public way of adding work (`CancelBag.add(_:key:label:file:line:)`,
+/// `AutoCancelOwner.autoCancel(_:key:label:file:line:)`, the task launchers)
 /// takes `file: StaticString = #fileID, line: UInt = #line`, so the compiler fills them in at
 /// your call. A bag keeps them only while call sites are on: with `AUTOCANCEL_CALL_SITES=1` in
 /// the environment, in debug and release builds alike. Off, the default, they cost no memory,
@@ -13,30 +15,31 @@
 /// }
 /// ```
 public struct CallSite: Sendable, Equatable, CustomStringConvertible {
+  let site: ItemCallSite
+
   /// The `#fileID` of the call: `Module/File.swift`.
-  public let fileID: StaticString
+  public var fileID: StaticString { site.fileID }
 
   /// The `#line` of the call.
-  public let line: UInt
+  public var line: UInt { site.line }
 
   /// The call site at `fileID` and `line`.
-  @inlinable
   public init(fileID: StaticString, line: UInt) {
-    self.fileID = fileID
-    self.line = line
+    site = ItemCallSite(fileID: fileID, line: line)
+  }
+
+  init(_ site: ItemCallSite) {
+    self.site = site
   }
 
   /// The file's name, without its module: `FeedModel.swift`.
-  public var fileName: String {
-    let path = "\(fileID)"
-    return path.split(separator: "/").last.map(String.init) ?? path
-  }
+  public var fileName: String { site.fileName }
 
   /// `FeedModel.swift:42`.
-  public var description: String { "\(fileName):\(line)" }
+  public var description: String { site.description }
 
   /// Two call sites are equal when they name the same file and line.
   public static func == (lhs: CallSite, rhs: CallSite) -> Bool {
-    lhs.line == rhs.line && "\(lhs.fileID)" == "\(rhs.fileID)"
+    lhs.site == rhs.site
   }
 }

@@ -1,7 +1,9 @@
+import AutoCancel
+
 /// Something that happened to a piece of work in a bag: registered, finished, failed or
 /// cancelled.
 ///
-/// Delivered to the handlers of ``CancelBag/observe(_:)``, synchronously, on the thread that
+/// Delivered to the handlers of ``AutoCancel/CancelBag/observe(_:)``, synchronously, on the thread that
 /// caused the event, never under the bag's lock.
 ///
 /// ```swift
@@ -17,9 +19,11 @@
 /// Every item that was registered ends with exactly one of ``Kind/finished``,
 /// ``Kind/failed(_:)`` and ``Kind/cancelled(_:)``.
 public struct CancelBagEvent: Sendable, CustomStringConvertible {
+  let event: ItemEvent
+
   /// What happened.
   ///
-  /// Kinds compare as their payloads do: reasons as ``CancellationReason`` compares them, and
+  /// Kinds compare as their payloads do: reasons as `CancellationReason` compares them, and
   /// errors, which are not `Equatable`, by their type and their `String(reflecting:)` text
   /// (see ``==(_:_:)``).
   public enum Kind: Sendable, Hashable {
@@ -30,15 +34,25 @@ public struct CancelBagEvent: Sendable, CustomStringConvertible {
     /// The work ended by throwing `error`, which is not a cancellation, and left the bag.
     ///
     /// Sent, in place of ``finished``, for a task that the bag launched
-    /// (``CancelBag/task(key:label:priority:file:line:operation:)->Task<Success,Error>`` and its
-    /// siblings) or that was bound with ``CancelBag/add(_:key:label:file:line:)-(Work,_,_,_,_)``, when it
-    /// throws an error whose ``Swift/Error/isCancellation`` is false: a failure that nobody
+    /// (`CancelBag.task(key:label:priority:file:line:operation:)` and its
+    /// siblings) or that was bound with `CancelBag.add(_:key:label:file:line:)`, when it
+    /// throws an error whose `Swift.Error.isCancellation` is false: a failure that nobody
     /// awaits still reaches the bag's observers. A task that throws `CancellationError`
     /// finishes; a task that the bag cancelled was already reported as ``cancelled(_:)``,
     /// and whatever it throws afterwards is not reported again.
     case failed(any Error)
     /// The bag cancelled the work, for this reason.
     case cancelled(CancellationReason)
+
+    /// The kind of `kind`, as the bag told it.
+    init(_ kind: ItemEvent.Kind) {
+      switch kind {
+      case .registered: self = .registered
+      case .finished: self = .finished
+      case .failed(let error): self = .failed(error)
+      case .cancelled(let reason): self = .cancelled(reason)
+      }
+    }
 
     /// Whether two kinds are the same: the same case, with equal reasons, or errors of the
     /// same type and the same `String(reflecting:)` text.
@@ -82,19 +96,16 @@ public struct CancelBagEvent: Sendable, CustomStringConvertible {
   }
 
   /// What happened.
-  public let kind: Kind
+  public var kind: Kind { Kind(event.kind) }
 
   /// The work it happened to.
-  public let item: CancelBagItem
+  public var item: CancelBagItem { CancelBagItem(event.item) }
+
+  init(_ event: ItemEvent) {
+    self.event = event
+  }
 
   /// `registered #3 feed (Task<Data, Error>)`, `failed #3 feed (Task<Data, Error>): offline`,
   /// and so on.
-  public var description: String {
-    switch kind {
-    case .registered: "registered \(item)"
-    case .finished: "finished \(item)"
-    case .failed(let error): "failed \(item): \(error)"
-    case .cancelled(let reason): "cancelled \(item): \(reason)"
-    }
-  }
+  public var description: String { event.description }
 }
