@@ -17,28 +17,29 @@
 /// ```
 ///
 /// See <doc:KeysAndPolicies>.
-public struct AddPolicy: Sendable, Hashable, CustomStringConvertible {
-  /// The launch policy that decides the same way.
-  ///
-  /// Usable from inline code, for the inlinable `add(_:key:policy:label:file:line:)`.
-  @usableFromInline let keyPolicy: KeyPolicy
-
-  private init(_ keyPolicy: KeyPolicy) { self.keyPolicy = keyPolicy }
-
+public enum AddPolicy: Sendable, Hashable {
   /// Latest wins: the work under the key is cancelled, with reason
   /// ``CancellationReason/replaced``, and the new work is registered. What `add(_:key:)`
   /// does.
-  public static let replace = AddPolicy(.replace)
+  case replace
 
   /// Keep what runs, drop the new: while anything runs or waits under the key, the new work
   /// is cancelled at once, with reason ``CancellationReason/duplicate``, and the registration
   /// returned is inactive, as on an ended bag.
-  public static let ignoreNew = AddPolicy(.ignoreNew)
+  case ignoreNew
 
   /// No deduplication: the new work joins what runs under the key; all of it goes with a
   /// later replace, ``CancelBag/cancel(key:reason:)``, `cancelAll` or `end`.
-  public static let runConcurrently = AddPolicy(.runConcurrently)
+  case runConcurrently
 
-  /// `replace`, `ignoreNew` or `runConcurrently`.
-  public var description: String { keyPolicy.description }
+  /// The launch policy that decides the same way.
+  ///
+  /// Usable from inline code, for the inlinable `add(_:key:policy:label:file:line:)`.
+  @usableFromInline var keyPolicy: KeyPolicy {
+    switch self {
+    case .replace: .replace
+    case .ignoreNew: .ignoreNew
+    case .runConcurrently: .runConcurrently
+    }
+  }
 }

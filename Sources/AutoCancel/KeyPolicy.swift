@@ -24,28 +24,20 @@
 /// Policies apply per launch, so one key may see several: a ``replace`` cancels whatever the
 /// others left running or waiting, an ``ignoreNew`` is refused while anything runs or waits,
 /// and an ``enqueue`` waits for all of it. See <doc:KeysAndPolicies>.
-public struct KeyPolicy: Sendable, Hashable, CustomStringConvertible {
-  enum Kind: Sendable, Hashable {
-    case replace, ignoreNew, enqueue, runConcurrently
-  }
-
-  let kind: Kind
-
-  private init(_ kind: Kind) { self.kind = kind }
-
+public enum KeyPolicy: Sendable, Hashable {
   /// Latest wins: the work under the key is cancelled, with reason
   /// ``CancellationReason/replaced``, and the new work starts. The default of every `key:`.
   ///
   /// Cancelled tasks still count as running until their operation returns, so a later
   /// ``enqueue`` waits for them too.
-  public static let replace = KeyPolicy(.replace)
+  case replace
 
   /// Keep what runs, drop the new: while anything runs or waits under the key, a launch is
   /// refused and returns `nil`, and its operation never runs.
   ///
   /// For a save button tapped twice. Work added with ``AddPolicy/ignoreNew`` is cancelled at
   /// once instead, with reason ``CancellationReason/duplicate``: it already runs.
-  public static let ignoreNew = KeyPolicy(.ignoreNew)
+  case ignoreNew
 
   /// Wait your turn: the new launch starts once everything launched or added under the key
   /// before it has returned, one at a time, in the order of the launches.
@@ -54,22 +46,12 @@ public struct KeyPolicy: Sendable, Hashable, CustomStringConvertible {
   /// ``replace`` under its key cancel it; a launch cancelled before its turn never runs its
   /// operation. Only for launches: work given to `add` already runs, and cannot wait
   /// (``AddPolicy`` has no `enqueue`).
-  public static let enqueue = KeyPolicy(.enqueue)
+  case enqueue
 
   /// No deduplication: the new work starts beside what runs under the key.
   ///
   /// The key still groups the work: ``CancelBag/cancel(key:reason:)``, a later ``replace``
   /// under the key, `cancelAll` and `end` cancel all of it, and
   /// ``CancelBag/isRunning(key:)`` is true while any of it runs.
-  public static let runConcurrently = KeyPolicy(.runConcurrently)
-
-  /// `replace`, `ignoreNew`, `enqueue` or `runConcurrently`.
-  public var description: String {
-    switch kind {
-    case .replace: "replace"
-    case .ignoreNew: "ignoreNew"
-    case .enqueue: "enqueue"
-    case .runConcurrently: "runConcurrently"
-    }
-  }
+  case runConcurrently
 }

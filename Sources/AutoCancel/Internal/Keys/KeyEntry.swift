@@ -46,7 +46,7 @@ struct KeyEntry {
 
   /// What a newcomer under `policy` does now.
   func admission(for policy: KeyPolicy) -> Admission {
-    switch policy.kind {
+    switch policy {
     case .replace: members.isEmpty ? .start : .startReplacing
     case .runConcurrently: .start
     case .ignoreNew: isRunning ? .refuse : .start
