@@ -1,33 +1,22 @@
 /// Deadlines: bags and items that give up when time runs out.
 @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
 extension CancelBag {
-  /// Ends the bag, with reason ``CancellationReason/timedOut``, once `duration` has passed.
+  /// Ends the bag, with reason ``CancellationReason/timedOut``, once `duration` has passed on
+  /// `clock`: the continuous clock unless you pass one (a test's manual clock, say).
   ///
-  /// Measured on the continuous clock. A later deadline replaces an earlier one. The timer
-  /// (one sleeping task) is stopped when the bag ends for any reason, and a bag without a
-  /// deadline has none.
+  /// A later call replaces the deadline. The timer (one sleeping task) is stopped when the bag
+  /// ends for any reason, and a bag without a deadline has none. If the bag has ended,
+  /// nothing happens.
   ///
   /// ```swift
   /// let checkoutBag = CancelBag(parent: cancelBag)
   /// checkoutBag.setDeadline(after: .seconds(30))
   /// ```
-  public func setDeadline(after duration: Duration) {
-    let clock = ContinuousClock()
-    setDeadline(clock.now.advanced(by: duration), clock: clock)
-  }
-
-  /// Ends the bag, with reason ``CancellationReason/timedOut``, at `deadline` on `clock`.
-  ///
-  /// A later call replaces the deadline. If the bag has ended, nothing happens.
-  ///
-  /// ```swift
-  /// cancelBag.setDeadline(.now + .seconds(10), clock: .continuous)
-  /// ```
   public func setDeadline<C: Clock>(
-    _ deadline: C.Instant, tolerance: C.Duration? = nil, clock: C
+    after duration: C.Duration, tolerance: C.Duration? = nil, clock: C = ContinuousClock()
   ) {
     let core = self.core
-    let timer = Timer.start(at: deadline, tolerance: tolerance, clock: clock) {
+    let timer = startDeadlineTimer(after: duration, tolerance: tolerance, clock: clock) {
       core.end(reason: .timedOut, trigger: .deadline)
     }
     core.setDeadlineTimer(timer)
@@ -36,7 +25,7 @@ extension CancelBag {
   /// Starts a task bound to the bag that is cancelled, with reason
   /// ``CancellationReason/timedOut``, if it has not finished after `timeout`.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// Otherwise the same as ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
   ///
@@ -45,11 +34,8 @@ extension CancelBag {
   /// ```
   @discardableResult
   public func task<Success: Sendable>(
-    key: (any Hashable & Sendable)? = nil,
-    label: String? = nil,
-    timeout: Duration,
-    priority: TaskPriority? = nil,
-    file: StaticString = #fileID, line: UInt = #line,
+    key: (any Hashable & Sendable)? = nil, label: String? = nil, timeout: Duration,
+    priority: TaskPriority? = nil, file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
     // Never refused: a key replaces.
@@ -63,18 +49,15 @@ extension CancelBag {
   /// Starts a non-throwing task bound to the bag, cancelled if it has not finished after
   /// `timeout`.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// ```swift
   /// cancelBag.task(timeout: .seconds(5)) { await cache.warmUp() }
   /// ```
   @discardableResult
   public func task<Success: Sendable>(
-    key: (any Hashable & Sendable)? = nil,
-    label: String? = nil,
-    timeout: Duration,
-    priority: TaskPriority? = nil,
-    file: StaticString = #fileID, line: UInt = #line,
+    key: (any Hashable & Sendable)? = nil, label: String? = nil, timeout: Duration,
+    priority: TaskPriority? = nil, file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
     // Never refused: a key replaces.
@@ -89,28 +72,19 @@ extension CancelBag {
 @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
 extension CancelRegistration {
   /// Cancels the work, with reason ``CancellationReason/timedOut``, if it is still in flight
-  /// once `duration` has passed.
+  /// once `duration` has passed on `clock`: the continuous clock unless you pass one.
   ///
-  /// Measured on the continuous clock. The timer stops as soon as the work ends (finished
-  /// or cancelled), and a later call replaces it. Does nothing if the work already ended.
+  /// The timer stops as soon as the work ends (finished or cancelled), and a later call
+  /// replaces it. Does nothing if the work already ended.
   ///
   /// ```swift
   /// cancelBag.add(request).cancel(after: .seconds(15))
   /// ```
-  public func cancel(after duration: Duration) {
-    let clock = ContinuousClock()
-    cancel(at: clock.now.advanced(by: duration), clock: clock)
-  }
-
-  /// Cancels the work, with reason ``CancellationReason/timedOut``, if it is still in flight
-  /// at `deadline` on `clock`.
-  ///
-  /// ```swift
-  /// registration.cancel(at: .now + .seconds(15), clock: .continuous)
-  /// ```
-  public func cancel<C: Clock>(at deadline: C.Instant, tolerance: C.Duration? = nil, clock: C) {
+  public func cancel<C: Clock>(
+    after duration: C.Duration, tolerance: C.Duration? = nil, clock: C = ContinuousClock()
+  ) {
     let registration = self
-    let timer = Timer.start(at: deadline, tolerance: tolerance, clock: clock) {
+    let timer = startDeadlineTimer(after: duration, tolerance: tolerance, clock: clock) {
       registration.core.cancel(registration.ticket, reason: .timedOut, trigger: .deadline)
     }
     core.setTimer(timer, for: ticket)

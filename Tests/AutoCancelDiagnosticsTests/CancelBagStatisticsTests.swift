@@ -92,7 +92,7 @@ struct CancelBagStatisticsTests {
       }
       let clock = ManualClock()
       let work = RecordingWork()
-      bag.add(work).cancel(at: clock.now.advanced(by: .seconds(1)), clock: clock)
+      bag.add(work).cancel(after: .seconds(1), clock: clock)
       await clock.waitForSleepers(1)
       clock.advance(by: .seconds(1))
       _ = await work.cancellation()
@@ -134,7 +134,7 @@ struct CancelBagStatisticsTests {
     do {
       let bag = CancelBag(label: label)
       bag.add(work)
-      bag.setDeadline(clock.now.advanced(by: .seconds(1)), clock: clock)
+      bag.setDeadline(after: .seconds(1), clock: clock)
       await clock.waitForSleepers(1)
       clock.advance(by: .seconds(1))
       _ = await work.cancellation()

@@ -35,7 +35,7 @@ struct DeadlineTests {
     let clock = ManualClock()
     let bag = CancelBag()
     let work = RecordingWork()
-    bag.add(work).cancel(at: clock.now.advanced(by: .seconds(10)), clock: clock)
+    bag.add(work).cancel(after: .seconds(10), clock: clock)
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(9))
     #expect(work.reasons.isEmpty)
@@ -51,7 +51,7 @@ struct DeadlineTests {
     let bag = CancelBag()
     let work = RecordingWork()
     let registration = bag.add(work)
-    registration.cancel(at: clock.now.advanced(by: .seconds(10)), clock: clock)
+    registration.cancel(after: .seconds(10), clock: clock)
     await clock.waitForSleepers(1)
     registration.finish()
     // Well within the time limit, so that a timer left sleeping fails here, with a message.
@@ -67,7 +67,7 @@ struct DeadlineTests {
     let clock = ManualClock()
     let bag = CancelBag()
     let work = RecordingWork()
-    bag.add(work).cancel(at: clock.now.advanced(by: .seconds(10)), clock: clock)
+    bag.add(work).cancel(after: .seconds(10), clock: clock)
     await clock.waitForSleepers(1)
     bag.cancelAll()
     let stopped = await clock.waitForSleepers(0, timeout: 10)
@@ -82,7 +82,7 @@ struct DeadlineTests {
     let bag = CancelBag()
     let work = RecordingWork()
     bag.add(work)
-    bag.setDeadline(clock.now.advanced(by: .seconds(30)), clock: clock)
+    bag.setDeadline(after: .seconds(30), clock: clock)
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(30))
     #expect(await work.cancellation() == .timedOut)
@@ -97,9 +97,9 @@ struct DeadlineTests {
   func bagDeadlineStops() async {
     let clock = ManualClock()
     let bag = CancelBag()
-    bag.setDeadline(clock.now.advanced(by: .seconds(30)), clock: clock)
+    bag.setDeadline(after: .seconds(30), clock: clock)
     await clock.waitForSleepers(1)
-    bag.setDeadline(clock.now.advanced(by: .seconds(60)), clock: clock)
+    bag.setDeadline(after: .seconds(60), clock: clock)
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(30))
     #expect(!bag.hasEnded)
@@ -115,7 +115,7 @@ struct DeadlineTests {
     let bag = CancelBag()
     let works = (0..<50).map { _ in RecordingWork() }
     for work in works { bag.add(work) }
-    bag.setDeadline(clock.now.advanced(by: .seconds(1)), clock: clock)
+    bag.setDeadline(after: .seconds(1), clock: clock)
     await clock.waitForSleepers(1)
     async let fire: Void = clock.advance(by: .seconds(1))
     async let end: Void = bag.end(reason: .custom("closed"))
@@ -145,12 +145,11 @@ struct DeadlineTests {
     let clock = TaskNotingClock()
     let bag = CancelBag()
     let work = TaskNotingWork()
-    let deadline = clock.now.advanced(by: .seconds(10))
     if bagDeadline {
       bag.add(work)
-      bag.setDeadline(deadline, clock: clock)
+      bag.setDeadline(after: .seconds(10), clock: clock)
     } else {
-      bag.add(work).cancel(at: deadline, clock: clock)
+      bag.add(work).cancel(after: .seconds(10), clock: clock)
     }
     await clock.base.waitForSleepers(1)
     clock.base.advance(by: .seconds(10))
