@@ -1,9 +1,7 @@
-import Dispatch
-
 /// A class whose work is cancelled when it goes away: it stores a ``CancelBag``.
 ///
 /// Conforming takes one stored property; in return the owner gets the one-liner
-/// ``autoCancel(_:key:label:file:line:)-(Work,_,_,_,_)``, the Swift form of the Objective-C
+/// ``autoCancel(_:key:label:file:line:)``, the Swift form of the Objective-C
 /// `autoCancelRequestOnDealloc:`, and task launchers bound to its lifetime.
 ///
 /// ```swift
@@ -30,7 +28,7 @@ extension AutoCancelOwner {
   /// Binds `work` to this owner: it is cancelled when the owner goes away, unless it
   /// finishes first.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// The Swift form of the Objective-C `[self autoCancelRequestOnDealloc:request]`, and the
   /// same as `cancelBag.add(work, key: key, label: label)`: a `Task`, an `Operation`, a
@@ -58,43 +56,10 @@ extension AutoCancelOwner {
     cancelBag.add(work, key: key, label: label, file: file, line: line)
   }
 
-  /// Binds a `DispatchWorkItem` to this owner.
-  ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
-  ///
-  /// ```swift
-  /// autoCancel(pendingSave)
-  /// ```
-  @discardableResult
-  public func autoCancel(
-    _ item: DispatchWorkItem, key: (any Hashable & Sendable)? = nil, label: String? = nil,
-    file: StaticString = #fileID, line: UInt = #line
-  ) -> CancelRegistration {
-    cancelBag.add(item, key: key, label: label, file: file, line: line)
-  }
-
-  /// Binds work that is not `Sendable` to this owner, taking on the risk that Swift cannot
-  /// check: `cancel` runs on whichever thread ends the work.
-  ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
-  ///
-  /// The same as `cancelBag.add(unchecked: work, cancel: cancel)`; see ``CancelBag``.
-  ///
-  /// ```swift
-  /// autoCancel(unchecked: request) { $0.cancel() }  // [self autoCancelRequestOnDealloc:request];
-  /// ```
-  @discardableResult
-  public func autoCancel<Work>(
-    unchecked work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil,
-    file: StaticString = #fileID, line: UInt = #line, cancel: @escaping (Work) -> Void
-  ) -> CancelRegistration {
-    cancelBag.add(unchecked: work, key: key, label: label, file: file, line: line, cancel: cancel)
-  }
-
   /// Starts a task bound to this owner's lifetime, handing the result back to the owner if it
   /// is still there.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// The right capture made easy: `load` does not get the owner, and `deliver` gets it as an
   /// argument, held weakly while `load` runs, so neither needs to capture `self`. A task that
@@ -102,9 +67,9 @@ extension AutoCancelOwner {
   /// `deinit` (and so the cancellation) would never come first.
   ///
   /// `deliver` runs on the caller's actor, once, unless the owner went away first; it receives
-  /// the value, or the error (a `CancellationError` when the bag cancelled the task). Both
-  /// closures are `sending`: they may capture values that are not `Sendable`, which then belong
-  /// to the task.
+  /// the value, or the error (a `CancellationError` when the bag cancelled the task, and when
+  /// it was cancelled before it started: `load` then never runs). Both closures are `sending`:
+  /// they may capture values that are not `Sendable`, which then belong to the task.
   ///
   /// ```swift
   /// @MainActor final class FeedScreen: AutoCancelOwner {
@@ -118,45 +83,12 @@ extension AutoCancelOwner {
   ///   }
   /// }
   /// ```
-  @discardableResult
-  public func autoCancelTask<Value: Sendable>(
-    key: (any Hashable & Sendable)? = nil,
-    label: String? = nil,
-    priority: TaskPriority? = nil,
-    file: StaticString = #fileID, line: UInt = #line,
-    @_inheritActorContext _ load: sending @escaping @isolated(any) () async throws -> Value,
-    // Async, though most callers pass a synchronous closure: Swift 6.3's region-based isolation
-    // checker rejects a synchronous `sending @isolated(any)` closure that inherits the caller's
-    // actor ("pattern that the region-based isolation checker does not understand"); an
-    // asynchronous one is checked.
-    @_inheritActorContext then deliver:
-      sending @escaping @isolated(any) (Self, Result<Value, any Error>) async -> Void
-  ) -> Task<Void, Never> where Self: Sendable {
-    cancelBag.task(key: key, label: label, priority: priority, file: file, line: line) {
-      [weak self] in
-      let result: Result<Value, any Error>
-      do {
-        result = .success(try await load())
-      } catch {
-        result = .failure(error)
-      }
-      guard let self else { return }
-      await deliver(self, result)
-    }
-  }
-
-  /// Starts a task bound to this owner's lifetime under `key`, by `policy`, handing the result
-  /// back to the owner if it is still there.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
-  ///
-  /// ``autoCancelTask(key:label:priority:file:line:_:then:)`` with a ``KeyPolicy``, as
-  /// ``CancelBag/task(key:policy:label:priority:file:line:operation:)`` launches it: `nil` when `policy`
-  /// refuses the launch (neither closure runs). `load` and then `deliver` are the task's
-  /// operation: the key runs until `deliver` returns, so that with ``KeyPolicy/enqueue`` each
-  /// result is delivered before the next load starts. A launch cancelled before it started
-  /// never runs `load`; `deliver` then receives `CancellationError`, if the owner is still
-  /// there.
+  /// Under a `key`, the launch follows `policy`, as
+  /// ``CancelBag/task(key:policy:label:priority:file:line:operation:)`` launches: it returns
+  /// `nil` when the policy refuses it (neither closure runs), and the key runs until `deliver`
+  /// returns, so that with ``KeyPolicy/enqueue`` each result is delivered before the next load
+  /// starts. Without a key, or with ``KeyPolicy/replace``, it is never refused.
   ///
   /// ```swift
   /// @MainActor final class EditorScreen: AutoCancelOwner {
@@ -172,12 +104,13 @@ extension AutoCancelOwner {
   /// ```
   @discardableResult
   public func autoCancelTask<Value: Sendable>(
-    key: any Hashable & Sendable,
-    policy: KeyPolicy,
-    label: String? = nil,
-    priority: TaskPriority? = nil,
-    file: StaticString = #fileID, line: UInt = #line,
+    key: (any Hashable & Sendable)? = nil, policy: KeyPolicy = .replace, label: String? = nil,
+    priority: TaskPriority? = nil, file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext _ load: sending @escaping @isolated(any) () async throws -> Value,
+    // Async, though most callers pass a synchronous closure: Swift 6.3's region-based isolation
+    // checker rejects a synchronous `sending @isolated(any)` closure that inherits the caller's
+    // actor ("pattern that the region-based isolation checker does not understand"); an
+    // asynchronous one is checked.
     @_inheritActorContext then deliver:
       sending @escaping @isolated(any) (Self, Result<Value, any Error>) async -> Void
   ) -> Task<Void, Never>? where Self: Sendable {

@@ -151,6 +151,20 @@ struct CancelBagTests {
     #expect(bag.count == 0)
   }
 
+  @Test("cancels a DispatchWorkItem it holds when it ends: once cancelled, the item never runs")
+  func cancelledDispatchWorkItemNeverRuns() {
+    let ran = Protected(false)
+    let item = DispatchWorkItem { ran.withLock { $0 = true } }
+    var owner: Screen? = Screen()
+    owner!.cancelBag.add(item, label: "save")
+    owner = nil
+    #expect(item.isCancelled)
+    let queue = DispatchQueue(label: "CancelBagTests.save")
+    queue.async(execute: item)
+    queue.sync {}  // the serial queue has drained: the item had its chance to run
+    #expect(ran.current == false)
+  }
+
   @Test("reports whether and why it ended")
   func reportsEndState() {
     let bag = CancelBag()

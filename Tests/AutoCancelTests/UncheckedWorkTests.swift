@@ -25,7 +25,7 @@ private final class LegacyScreen: AutoCancelOwner {
   let cancelBag = CancelBag()
 
   func load(_ request: LegacyRequest) {
-    autoCancel(unchecked: request) { $0.cancel() }
+    cancelBag.add(unchecked: request) { $0.cancel() }
   }
 }
 

@@ -50,7 +50,7 @@ final class DeallocBinder<Store: AssociatedHolderStore, Canceller: UntypedCancel
     _ item: DispatchWorkItem, to object: Store.Object, key: (any Hashable & Sendable)? = nil,
     file: StaticString = #fileID, line: UInt = #line
   ) -> CancelRegistration {
-    holder(for: object).autoCancel(item, key: key, file: file, line: line)
+    holder(for: object).cancelBag.add(item, key: key, file: file, line: line)
   }
 
   /// Binds a request of unknown type, as `autoCancelRequestOnDealloc:` did.
