@@ -27,6 +27,7 @@
 /// - It keeps the bag's storage alive, but never the bag's owner: after the bag ended, the
 ///   registration is inert.
 /// - A registration is itself ``AutoCancellable``, so one bag's item can be put in another.
+/// - Two registrations are equal when they name the same work in the same bag.
 public struct CancelRegistration: ReasonAwareCancellable, Hashable {
   // The stored parts and the initializer are usable from inline code for the inlinable
   // `finish()` and `CancelBag.add(_:key:label:)`: inlined together, the optimizer sees a
@@ -53,18 +54,11 @@ public struct CancelRegistration: ReasonAwareCancellable, Hashable {
     core.finish(ticket)
   }
 
-  /// Cancels this work alone, with reason ``CancellationReason/explicit``.
+  /// Cancels this work alone, for `reason`; ``cancel()`` does it with reason
+  /// ``CancellationReason/explicit``.
   ///
-  /// The work's `cancel` runs on the calling thread before this returns. Does nothing if the
-  /// registration already ended.
-  public func cancel() {
-    core.cancel(ticket, reason: .explicit, trigger: .registration)
-  }
-
-  /// Cancels this work alone, for `reason`.
-  ///
-  /// The work's `cancel(reason:)` runs on the calling thread before this returns. Does nothing
-  /// if the registration already ended.
+  /// The work's `cancel(reason:)` (or `cancel()`) runs on the calling thread before this
+  /// returns. Does nothing if the registration already ended.
   public func cancel(reason: CancellationReason) {
     core.cancel(ticket, reason: reason, trigger: .registration)
   }
@@ -81,16 +75,5 @@ public struct CancelRegistration: ReasonAwareCancellable, Hashable {
   /// A snapshot: another thread may end the registration right after it is read.
   public var isActive: Bool {
     core.isActive(ticket)
-  }
-
-  /// Two registrations are equal when they name the same work in the same bag.
-  public static func == (lhs: CancelRegistration, rhs: CancelRegistration) -> Bool {
-    lhs.core.identity == rhs.core.identity && lhs.ticket == rhs.ticket
-  }
-
-  /// Hashes the bag's identity and the work's ticket.
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(core.identity)
-    hasher.combine(ticket)
   }
 }

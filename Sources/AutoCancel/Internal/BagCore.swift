@@ -788,3 +788,16 @@ struct BagCore: Sendable {
       .sorted { $0.id < $1.id }
   }
 }
+
+/// Copies of one bag's core are equal: a core is its storage.
+extension BagCore: Hashable {
+  @usableFromInline
+  static func == (lhs: BagCore, rhs: BagCore) -> Bool {
+    lhs.identity == rhs.identity
+  }
+
+  @usableFromInline
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(identity)
+  }
+}
