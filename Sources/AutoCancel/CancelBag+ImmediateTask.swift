@@ -34,16 +34,14 @@
     ///   - key: Latest wins, as in ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
     ///   - label: A name shown in snapshots and events, and the task's name.
     ///   - priority: The task's priority.
-    ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
+    ///   - file: The call's `#fileID`, kept as its call site (see <doc:Contracts#Call-sites>): leave the default.
     ///   - line: The call's `#line`: leave the default.
     ///   - isolation: The caller's actor: leave the default.
     ///   - operation: The work.
     /// - Returns: The task, to await or cancel.
     @inlinable @discardableResult
     public func immediateTask<Success: Sendable>(
-      key: (any Hashable & Sendable)? = nil,
-      label: String? = nil,
-      priority: TaskPriority? = nil,
+      key: (any Hashable & Sendable)? = nil, label: String? = nil, priority: TaskPriority? = nil,
       file: StaticString = #fileID, line: UInt = #line,
       isolation: isolated (any Actor)? = #isolation,
       @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
@@ -64,7 +62,7 @@
     /// Starts a non-throwing task bound to the bag that runs at once, on the calling thread,
     /// until its first suspension.
     ///
-    /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+    /// Keeps its call site (see <doc:Contracts#Call-sites>).
     ///
     /// The same as the throwing form, including on systems before iOS 26 / macOS 26, where it
     /// starts enqueued.
@@ -77,9 +75,7 @@
     /// ```
     @inlinable @discardableResult
     public func immediateTask<Success: Sendable>(
-      key: (any Hashable & Sendable)? = nil,
-      label: String? = nil,
-      priority: TaskPriority? = nil,
+      key: (any Hashable & Sendable)? = nil, label: String? = nil, priority: TaskPriority? = nil,
       file: StaticString = #fileID, line: UInt = #line,
       isolation: isolated (any Actor)? = #isolation,
       @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
@@ -100,7 +96,7 @@
     /// Starts a task bound to the bag under `key`, by `policy`, that runs at once, on the
     /// calling thread, until its first suspension, if the policy lets it start now.
     ///
-    /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+    /// Keeps its call site (see <doc:Contracts#Call-sites>).
     ///
     /// ``task(key:policy:label:priority:file:line:operation:)`` started as
     /// ``immediateTask(key:label:priority:file:line:isolation:operation:)->Task<Success,Error>`` starts:
@@ -118,11 +114,8 @@
     /// ```
     @inlinable @discardableResult
     public func immediateTask<Success: Sendable>(
-      key: any Hashable & Sendable,
-      policy: KeyPolicy,
-      label: String? = nil,
-      priority: TaskPriority? = nil,
-      file: StaticString = #fileID, line: UInt = #line,
+      key: any Hashable & Sendable, policy: KeyPolicy, label: String? = nil,
+      priority: TaskPriority? = nil, file: StaticString = #fileID, line: UInt = #line,
       isolation: isolated (any Actor)? = #isolation,
       @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
     ) -> Task<Success, any Error>? {

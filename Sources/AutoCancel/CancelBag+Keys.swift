@@ -3,7 +3,7 @@ extension CancelBag {
   /// Adds work under `key`, by `policy`: replacing what runs under the key, beside it, or not
   /// at all.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// ``add(_:key:label:file:line:)-(Work,_,_,_,_)`` with a policy. The work already runs, so it cannot wait
   /// for its turn:

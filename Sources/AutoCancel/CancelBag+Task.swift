@@ -42,15 +42,13 @@ extension CancelBag {
   ///     ``task(key:policy:label:priority:file:line:operation:)``.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
-  ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
+  ///   - file: The call's `#fileID`, kept as its call site (see <doc:Contracts#Call-sites>): leave the default.
   ///   - line: The call's `#line`: leave the default.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel.
   @inlinable @discardableResult
   public func task<Success: Sendable>(
-    key: (any Hashable & Sendable)? = nil,
-    label: String? = nil,
-    priority: TaskPriority? = nil,
+    key: (any Hashable & Sendable)? = nil, label: String? = nil, priority: TaskPriority? = nil,
     file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error> {
@@ -62,7 +60,7 @@ extension CancelBag {
 
   /// Starts a non-throwing task bound to the bag.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// The same as the throwing form: registered before it starts, cancelled when the bag ends,
   /// gone from the bag when it returns.
@@ -74,9 +72,7 @@ extension CancelBag {
   /// ```
   @inlinable @discardableResult
   public func task<Success: Sendable>(
-    key: (any Hashable & Sendable)? = nil,
-    label: String? = nil,
-    priority: TaskPriority? = nil,
+    key: (any Hashable & Sendable)? = nil, label: String? = nil, priority: TaskPriority? = nil,
     file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async -> Success
   ) -> Task<Success, Never> {
@@ -125,17 +121,14 @@ extension CancelBag {
   ///   - policy: What to do when work under `key` runs.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
-  ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
+  ///   - file: The call's `#fileID`, kept as its call site (see <doc:Contracts#Call-sites>): leave the default.
   ///   - line: The call's `#line`: leave the default.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel; `nil` if `policy` refused the launch.
   @inlinable @discardableResult
   public func task<Success: Sendable>(
-    key: any Hashable & Sendable,
-    policy: KeyPolicy,
-    label: String? = nil,
-    priority: TaskPriority? = nil,
-    file: StaticString = #fileID, line: UInt = #line,
+    key: any Hashable & Sendable, policy: KeyPolicy, label: String? = nil,
+    priority: TaskPriority? = nil, file: StaticString = #fileID, line: UInt = #line,
     @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Success
   ) -> Task<Success, any Error>? {
     launched(key: key, label: label, policy: policy, file: file, line: line, operation) {

@@ -123,7 +123,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   ///     reason ``CancellationReason/replaced``, when this work is added. Keys compare as
   ///     `AnyHashable` does (`3` and `UInt8(3)` are the same key).
   ///   - label: A name shown in `snapshot()`, events and ``debugDescription``.
-  ///   - file: The call's `#fileID`, kept as its `CallSite`: leave the default.
+  ///   - file: The call's `#fileID`, kept as its call site (see <doc:Contracts#Call-sites>): leave the default.
   ///   - line: The call's `#line`: leave the default.
   /// - Returns: The registration: finish it when the work completes, or cancel it alone.
   @inlinable @discardableResult
@@ -144,7 +144,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   /// Adds a `DispatchWorkItem`; cancelling it stops it from running if it has not started.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// A work item cannot say that it ran, so it stays in the bag until its registration is
   /// finished or the bag cancels it (cancelling an item that already ran is harmless). Add
@@ -167,7 +167,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// Adds work that is not `Sendable`, such as an Objective-C request class, taking on the
   /// risk that Swift cannot check: `cancel` runs on whichever thread ends the work.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// `AutoCancellable` refines `Sendable`, because a bag cancels from the thread that
   /// releases the owner. Work that the compiler cannot prove thread-safe joins here instead,
@@ -191,7 +191,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   /// Adds a closure to run once, with the reason, if the registration is cancelled.
   ///
-  /// Keeps the call's `file` and `line` as the item's `CallSite` while call sites are on.
+  /// Keeps its call site (see <doc:Contracts#Call-sites>).
   ///
   /// The closure does not run when the registration is finished. It is also the adapter for
   /// `Sendable` work whose cancel method returns a value, such as Alamofire's `Request`:

@@ -2,7 +2,7 @@ extension CancellationReason {
   /// Why the bag cancelled the bag task running now; nil everywhere else.
   ///
   /// Answers in the code of a task launched by ``CancelBag/task(key:label:priority:file:line:operation:)->Task<Success,Error>``
-  /// (or ``AutoCancelOwner/autoCancelTask(key:label:priority:file:line:_:then:)``) once its bag cancelled
+  /// (or ``AutoCancelOwner/autoCancelTask(key:policy:label:priority:file:line:_:then:)``) once its bag cancelled
   /// it: the bag cancelled all, ended, was deinitialized with its owner, gave the key to newer
   /// work, or its deadline passed.
   ///
