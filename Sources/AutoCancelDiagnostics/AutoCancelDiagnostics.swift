@@ -44,6 +44,31 @@ public enum AutoCancelDiagnostics {
     ProcessSwitches.install(DiagnosticsInstrument.shared)
   }
 
+  /// Turns the diagnostics on, as ``enable()`` does, and hands every report to `report`: work
+  /// that outlives its cancel (``AutoCancel/CancelBag/overdueWorkHandler``) and owners piling
+  /// up over their label's limit (``AutoCancel/CancelBag/pilingUpHandler``). The one line that
+  /// an app's debug builds need at launch; the library prints nothing unless `report` does.
+  ///
+  /// ```swift
+  /// #if DEBUG
+  ///   AutoCancelDiagnostics.enable(reporting: { print($0) })
+  /// #endif
+  /// ```
+  ///
+  /// Replaces both handlers; a later call replaces them again. Any thread.
+  ///
+  /// - Returns: How many bags were made before the diagnostics were turned on (see
+  ///   ``enable()``).
+  @discardableResult
+  public static func enable(
+    reporting report: @escaping @Sendable (DiagnosticReport) -> Void
+  ) -> Int {
+    let missed = enable()
+    CancelBag.overdueWorkHandler = { report(.overdueWork($0)) }
+    CancelBag.pilingUpHandler = { report(.pilingUp($0)) }
+    return missed
+  }
+
   /// Whether ``enable()`` was called. Any thread.
   ///
   /// ```swift

@@ -90,80 +90,82 @@ private func withPileUpReports(
   try body(reports)
 }
 
-@Suite("Owners piling up over their label's limit", .serialized)
-struct CancelBagPilingUpTests {
-  init() { AutoCancelDiagnostics.enable() }
+extension ReportHandlerSuites {
+  @Suite("Owners piling up over their label's limit", .serialized)
+  struct CancelBagPilingUpTests {
+    init() { AutoCancelDiagnostics.enable() }
 
-  @Test("are reported once, when making a bag takes the label over its limit")
-  func reportedOnceOverLimit() {
-    let label = "piling-up-once"
-    withPileUpReports(prefix: label) { reports in
-      CancelBag.setLiveCountLimit(2, label: label)
+    @Test("are reported once, when making a bag takes the label over its limit")
+    func reportedOnceOverLimit() {
+      let label = "piling-up-once"
+      withPileUpReports(prefix: label) { reports in
+        CancelBag.setLiveCountLimit(2, label: label)
+        defer { CancelBag.setLiveCountLimit(nil, label: label) }
+        var bags = [CancelBag(label: label), CancelBag(label: label)]
+        #expect(reports.current.isEmpty)
+        bags.append(CancelBag(label: label))
+        #expect(
+          reports.current.map { [$0.label, "\($0.liveCount)", "\($0.limit)"] } == [[label, "3", "2"]])
+        // Still over: the same pile-up, not reported again.
+        bags.append(CancelBag(label: label))
+        #expect(reports.current.count == 1)
+        print(reports.current[0])
+        #expect(
+          reports.current[0].description
+            == "AutoCancel: 3 bags labelled piling-up-once are alive, over their limit of 2: "
+            + "are their owners kept alive by a strong capture?")
+        withExtendedLifetime(bags) {}
+      }
+    }
+
+    @Test("are reported again after the count came back under the limit")
+    func rearmedUnderLimit() {
+      let label = "piling-up-rearmed"
+      withPileUpReports(prefix: label) { reports in
+        CancelBag.setLiveCountLimit(1, label: label)
+        defer { CancelBag.setLiveCountLimit(nil, label: label) }
+        let first = CancelBag(label: label)
+        var second: CancelBag? = CancelBag(label: label)
+        #expect(reports.current.count == 1)
+        second = nil
+        second = CancelBag(label: label)
+        #expect(reports.current.map(\.liveCount) == [2, 2])
+        withExtendedLifetime((first, second)) {}
+      }
+    }
+
+    @Test("are not reported without a limit, nor for other labels, nor after it is removed")
+    func noLimitNoReport() {
+      let label = "piling-up-none"
+      withPileUpReports(prefix: "piling-up-none") { reports in
+        CancelBag.setLiveCountLimit(0, label: label + "-other")
+        defer { CancelBag.setLiveCountLimit(nil, label: label + "-other") }
+        #expect(CancelBag.liveCountLimit(label: label + "-other") == 0)
+        let unlimited = (0..<5).map { _ in CancelBag(label: label) }
+        CancelBag.setLiveCountLimit(nil, label: label + "-other")
+        #expect(CancelBag.liveCountLimit(label: label + "-other") == nil)
+        let removed = CancelBag(label: label + "-other")
+        #expect(reports.current.isEmpty)
+        withExtendedLifetime((unlimited, removed)) {}
+      }
+    }
+
+    @Test("reach a handler that makes bags of the same label without deadlock")
+    func handlerMayMakeBags() {
+      let label = "piling-up-reentrant"
+      let made = Protected<[CancelBag]>([])
+      let old = CancelBag.pilingUpHandler
+      CancelBag.pilingUpHandler = { report in
+        guard report.label == label else { return }
+        made.withLock { $0.append(CancelBag(label: label)) }
+      }
+      defer { CancelBag.pilingUpHandler = old }
+      CancelBag.setLiveCountLimit(0, label: label)
       defer { CancelBag.setLiveCountLimit(nil, label: label) }
-      var bags = [CancelBag(label: label), CancelBag(label: label)]
-      #expect(reports.current.isEmpty)
-      bags.append(CancelBag(label: label))
-      #expect(
-        reports.current.map { [$0.label, "\($0.liveCount)", "\($0.limit)"] } == [[label, "3", "2"]])
-      // Still over: the same pile-up, not reported again.
-      bags.append(CancelBag(label: label))
-      #expect(reports.current.count == 1)
-      print(reports.current[0])
-      #expect(
-        reports.current[0].description
-          == "AutoCancel: 3 bags labelled piling-up-once are alive, over their limit of 2: "
-          + "are their owners kept alive by a strong capture?")
-      withExtendedLifetime(bags) {}
+      let bag = CancelBag(label: label)
+      #expect(made.current.count == 1)
+      #expect(CancelBag.liveCount(label: label) == 2)
+      withExtendedLifetime(bag) {}
     }
-  }
-
-  @Test("are reported again after the count came back under the limit")
-  func rearmedUnderLimit() {
-    let label = "piling-up-rearmed"
-    withPileUpReports(prefix: label) { reports in
-      CancelBag.setLiveCountLimit(1, label: label)
-      defer { CancelBag.setLiveCountLimit(nil, label: label) }
-      let first = CancelBag(label: label)
-      var second: CancelBag? = CancelBag(label: label)
-      #expect(reports.current.count == 1)
-      second = nil
-      second = CancelBag(label: label)
-      #expect(reports.current.map(\.liveCount) == [2, 2])
-      withExtendedLifetime((first, second)) {}
-    }
-  }
-
-  @Test("are not reported without a limit, nor for other labels, nor after it is removed")
-  func noLimitNoReport() {
-    let label = "piling-up-none"
-    withPileUpReports(prefix: "piling-up-none") { reports in
-      CancelBag.setLiveCountLimit(0, label: label + "-other")
-      defer { CancelBag.setLiveCountLimit(nil, label: label + "-other") }
-      #expect(CancelBag.liveCountLimit(label: label + "-other") == 0)
-      let unlimited = (0..<5).map { _ in CancelBag(label: label) }
-      CancelBag.setLiveCountLimit(nil, label: label + "-other")
-      #expect(CancelBag.liveCountLimit(label: label + "-other") == nil)
-      let removed = CancelBag(label: label + "-other")
-      #expect(reports.current.isEmpty)
-      withExtendedLifetime((unlimited, removed)) {}
-    }
-  }
-
-  @Test("reach a handler that makes bags of the same label without deadlock")
-  func handlerMayMakeBags() {
-    let label = "piling-up-reentrant"
-    let made = Protected<[CancelBag]>([])
-    let old = CancelBag.pilingUpHandler
-    CancelBag.pilingUpHandler = { report in
-      guard report.label == label else { return }
-      made.withLock { $0.append(CancelBag(label: label)) }
-    }
-    defer { CancelBag.pilingUpHandler = old }
-    CancelBag.setLiveCountLimit(0, label: label)
-    defer { CancelBag.setLiveCountLimit(nil, label: label) }
-    let bag = CancelBag(label: label)
-    #expect(made.current.count == 1)
-    #expect(CancelBag.liveCount(label: label) == 2)
-    withExtendedLifetime(bag) {}
   }
 }

@@ -29,168 +29,170 @@ private func ignoringCancellation(until release: Gate) async {
   await Task.detached { await release.wait() }.value
 }
 
-@Suite("Work that outlives its cancel", .serialized, timeLimit(minutes: 1))
-struct CancelBagOverdueWorkTests {
-  @Test("is reported once, with its label and its bag's reason, when it ignores the cancel")
-  func ignoringTaskIsReportedOnce() async {
-    await withOverdueReports(threshold: 0.2, prefix: "overdue-ignoring") { reports in
-      let bag = CancelBag()
-      let release = Gate()
-      let task = bag.task(label: "overdue-ignoring") { await ignoringCancellation(until: release) }
-      bag.cancelAll(reason: .custom("screen left"))
-      await waitUntil("the task is reported") { !reports.current.isEmpty }
-      // Later visits, by the reaper or by hand, do not report it again.
-      _ = OverdueWatch.visit()
-      _ = OverdueWatch.visit()
-      let all = reports.current
-      for report in all { print(report) }
-      #expect(all.count == 1)
-      #expect(all.first?.item.label == "overdue-ignoring")
-      #expect(all.first?.item.workType.hasPrefix("Task") == true)
-      #expect(all.first?.reason == .custom("screen left"))
-      #expect((all.first?.secondsSinceCancel ?? 0) >= 0.2)
-      #expect(all.first?.description.contains("after it was cancelled (screen left)") == true)
-      release.open()
-      await task.value
-    }
-  }
-
-  @Test("is not reported when it honours the cancel")
-  func honouringTaskIsNotReported() async {
-    // A long threshold while the task stops, so that no visit reports it meanwhile.
-    await withOverdueReports(threshold: 60, prefix: "overdue-honouring") { reports in
-      let bag = CancelBag()
-      let started = Gate()
-      let task = bag.task(label: "overdue-honouring") {
-        started.open()
-        await suspendUntilCancelled()
+extension ReportHandlerSuites {
+  @Suite("Work that outlives its cancel", .serialized, timeLimit(minutes: 1))
+  struct CancelBagOverdueWorkTests {
+    @Test("is reported once, with its label and its bag's reason, when it ignores the cancel")
+    func ignoringTaskIsReportedOnce() async {
+      await withOverdueReports(threshold: 0.2, prefix: "overdue-ignoring") { reports in
+        let bag = CancelBag()
+        let release = Gate()
+        let task = bag.task(label: "overdue-ignoring") { await ignoringCancellation(until: release) }
+        bag.cancelAll(reason: .custom("screen left"))
+        await waitUntil("the task is reported") { !reports.current.isEmpty }
+        // Later visits, by the reaper or by hand, do not report it again.
+        _ = OverdueWatch.visit()
+        _ = OverdueWatch.visit()
+        let all = reports.current
+        for report in all { print(report) }
+        #expect(all.count == 1)
+        #expect(all.first?.item.label == "overdue-ignoring")
+        #expect(all.first?.item.workType.hasPrefix("Task") == true)
+        #expect(all.first?.reason == .custom("screen left"))
+        #expect((all.first?.secondsSinceCancel ?? 0) >= 0.2)
+        #expect(all.first?.description.contains("after it was cancelled (screen left)") == true)
+        release.open()
+        await task.value
       }
-      await started.wait()
-      bag.cancelAll()
-      await task.value
-      // With a threshold of zero, anything still watched and running would be reported now.
-      CancelBag.overdueWorkThreshold = 0
-      _ = OverdueWatch.visit()
-      #expect(reports.current.isEmpty)
     }
-  }
 
-  @Test("is not reported again when it stops after the report")
-  func stoppingAfterTheReportIsNotReportedAgain() async {
-    await withOverdueReports(threshold: 0, prefix: "overdue-late") { reports in
-      let bag = CancelBag()
-      let release = Gate()
-      let task = bag.task(label: "overdue-late") { await ignoringCancellation(until: release) }
-      bag.cancelAll()
-      await waitUntil("the task is reported") { !reports.current.isEmpty }
-      release.open()
-      await task.value
-      _ = OverdueWatch.visit()
-      #expect(reports.current.count == 1)
-    }
-  }
-
-  @Test("covers a Task bound with add and finish-reporting work, not work that finished")
-  func addedTaskAndFinishReportingWork() async {
-    await withOverdueReports(threshold: 0, prefix: "overdue-kind") { reports in
-      let bag = CancelBag()
-      let release = Gate()
-      let task = Task { await ignoringCancellation(until: release) }
-      bag.add(task, label: "overdue-kind task")
-      let running = RecordingFinishingWork()
-      bag.add(running, label: "overdue-kind running")
-      let finished = RecordingFinishingWork()
-      bag.add(finished, label: "overdue-kind finished")
-      // Finished before the cancel, so that no visit can find it running.
-      finished.complete()
-      bag.add(RecordingWork(), label: "overdue-kind silent")  // cannot tell: not watched
-      bag.end(reason: .custom("closed"))
-      await waitUntil("both are reported") { reports.current.count >= 2 }
-      _ = OverdueWatch.visit()
-      let reported = reports.current.map { $0.item.label ?? "" }.sorted()
-      #expect(reported == ["overdue-kind running", "overdue-kind task"])
-      #expect(reports.current.allSatisfy { $0.reason == .custom("closed") })
-      release.open()
-      await task.value
-    }
-  }
-
-  @Test("is reported when launched on a bag that had ended, with the end's reason")
-  func launchOnEndedBagIsReported() async {
-    await withOverdueReports(threshold: 0, prefix: "overdue-ended") { reports in
-      let bag = CancelBag()
-      bag.end(reason: .custom("gone"))
-      let release = Gate()
-      let task = bag.task(label: "overdue-ended") { await ignoringCancellation(until: release) }
-      await waitUntil("the task is reported") { !reports.current.isEmpty }
-      #expect(reports.current.map(\.reason) == [.custom("gone")])
-      #expect(reports.current.first?.item.id == 0)
-      release.open()
-      await task.value
-    }
-  }
-
-  @Test("calls the handler outside any lock, so that it may use bags and the settings")
-  func handlerRunsOutsideLocks() async {
-    await withOverdueReports(threshold: 0, prefix: "overdue-lock") { reports in
-      let bag = CancelBag()
-      let release = Gate()
-      let task = bag.task(label: "overdue-lock") { await ignoringCancellation(until: release) }
-      let recorder = CancelBag.overdueWorkHandler
-      CancelBag.overdueWorkHandler = { report in
-        // Every lock the watch could hold is taken again here: the settings', a bag's.
-        _ = CancelBag.overdueWorkThreshold
-        bag.add(RecordingWork()).finish()
-        recorder?(report)
+    @Test("is not reported when it honours the cancel")
+    func honouringTaskIsNotReported() async {
+      // A long threshold while the task stops, so that no visit reports it meanwhile.
+      await withOverdueReports(threshold: 60, prefix: "overdue-honouring") { reports in
+        let bag = CancelBag()
+        let started = Gate()
+        let task = bag.task(label: "overdue-honouring") {
+          started.open()
+          await suspendUntilCancelled()
+        }
+        await started.wait()
+        bag.cancelAll()
+        await task.value
+        // With a threshold of zero, anything still watched and running would be reported now.
+        CancelBag.overdueWorkThreshold = 0
+        _ = OverdueWatch.visit()
+        #expect(reports.current.isEmpty)
       }
-      bag.cancelAll()
-      await waitUntil("the task is reported") { !reports.current.isEmpty }
-      release.open()
-      await task.value
     }
-  }
 
-  @Test("watches nothing while the handler is nil")
-  func nilHandlerWatchesNothing() async {
-    await withOverdueReports(threshold: 0, prefix: "overdue-off") { reports in
-      let recorder = CancelBag.overdueWorkHandler
-      CancelBag.overdueWorkHandler = nil
-      let bag = CancelBag()
-      let release = Gate()
-      let task = bag.task(label: "overdue-off") { await ignoringCancellation(until: release) }
-      bag.cancelAll()
-      CancelBag.overdueWorkHandler = recorder
-      _ = OverdueWatch.visit()
-      #expect(reports.current.isEmpty)
-      release.open()
-      await task.value
-    }
-  }
-
-  @Test("watches nothing in a bag made without the diagnostics, the handler set")
-  func bagWithoutDiagnosticsWatchesNothing() async {
-    await withOverdueReports(threshold: 0, prefix: "overdue-uninstrumented") { reports in
-      let bag = CancelBag(label: nil, switches: DiagnosticSwitches())
-      let release = Gate()
-      let task = bag.task(label: "overdue-uninstrumented") {
-        await ignoringCancellation(until: release)
+    @Test("is not reported again when it stops after the report")
+    func stoppingAfterTheReportIsNotReportedAgain() async {
+      await withOverdueReports(threshold: 0, prefix: "overdue-late") { reports in
+        let bag = CancelBag()
+        let release = Gate()
+        let task = bag.task(label: "overdue-late") { await ignoringCancellation(until: release) }
+        bag.cancelAll()
+        await waitUntil("the task is reported") { !reports.current.isEmpty }
+        release.open()
+        await task.value
+        _ = OverdueWatch.visit()
+        #expect(reports.current.count == 1)
       }
-      bag.cancelAll()
-      _ = OverdueWatch.visit()
-      #expect(reports.current.isEmpty)
-      release.open()
-      await task.value
     }
-  }
 
-  @Test("shows where the work was added, in a bag that keeps call sites")
-  func reportShowsTheCallSite() {
-    let bag = CancelBag(label: nil, switches: DiagnosticSwitches(keepsCallSites: true))
-    let line = #line + 1
-    bag.add(RecordingWork(), label: "sync")
-    let report = OverdueWork(
-      item: bag.snapshot()[0], reason: .ownerGone, secondsSinceCancel: 10.2)
-    let site = "CancelBag+OverdueWorkTests.swift:\(line)"
-    #expect(report.description.hasPrefix("AutoCancel: #1 sync (RecordingWork) added at \(site), "))
+    @Test("covers a Task bound with add and finish-reporting work, not work that finished")
+    func addedTaskAndFinishReportingWork() async {
+      await withOverdueReports(threshold: 0, prefix: "overdue-kind") { reports in
+        let bag = CancelBag()
+        let release = Gate()
+        let task = Task { await ignoringCancellation(until: release) }
+        bag.add(task, label: "overdue-kind task")
+        let running = RecordingFinishingWork()
+        bag.add(running, label: "overdue-kind running")
+        let finished = RecordingFinishingWork()
+        bag.add(finished, label: "overdue-kind finished")
+        // Finished before the cancel, so that no visit can find it running.
+        finished.complete()
+        bag.add(RecordingWork(), label: "overdue-kind silent")  // cannot tell: not watched
+        bag.end(reason: .custom("closed"))
+        await waitUntil("both are reported") { reports.current.count >= 2 }
+        _ = OverdueWatch.visit()
+        let reported = reports.current.map { $0.item.label ?? "" }.sorted()
+        #expect(reported == ["overdue-kind running", "overdue-kind task"])
+        #expect(reports.current.allSatisfy { $0.reason == .custom("closed") })
+        release.open()
+        await task.value
+      }
+    }
+
+    @Test("is reported when launched on a bag that had ended, with the end's reason")
+    func launchOnEndedBagIsReported() async {
+      await withOverdueReports(threshold: 0, prefix: "overdue-ended") { reports in
+        let bag = CancelBag()
+        bag.end(reason: .custom("gone"))
+        let release = Gate()
+        let task = bag.task(label: "overdue-ended") { await ignoringCancellation(until: release) }
+        await waitUntil("the task is reported") { !reports.current.isEmpty }
+        #expect(reports.current.map(\.reason) == [.custom("gone")])
+        #expect(reports.current.first?.item.id == 0)
+        release.open()
+        await task.value
+      }
+    }
+
+    @Test("calls the handler outside any lock, so that it may use bags and the settings")
+    func handlerRunsOutsideLocks() async {
+      await withOverdueReports(threshold: 0, prefix: "overdue-lock") { reports in
+        let bag = CancelBag()
+        let release = Gate()
+        let task = bag.task(label: "overdue-lock") { await ignoringCancellation(until: release) }
+        let recorder = CancelBag.overdueWorkHandler
+        CancelBag.overdueWorkHandler = { report in
+          // Every lock the watch could hold is taken again here: the settings', a bag's.
+          _ = CancelBag.overdueWorkThreshold
+          bag.add(RecordingWork()).finish()
+          recorder?(report)
+        }
+        bag.cancelAll()
+        await waitUntil("the task is reported") { !reports.current.isEmpty }
+        release.open()
+        await task.value
+      }
+    }
+
+    @Test("watches nothing while the handler is nil")
+    func nilHandlerWatchesNothing() async {
+      await withOverdueReports(threshold: 0, prefix: "overdue-off") { reports in
+        let recorder = CancelBag.overdueWorkHandler
+        CancelBag.overdueWorkHandler = nil
+        let bag = CancelBag()
+        let release = Gate()
+        let task = bag.task(label: "overdue-off") { await ignoringCancellation(until: release) }
+        bag.cancelAll()
+        CancelBag.overdueWorkHandler = recorder
+        _ = OverdueWatch.visit()
+        #expect(reports.current.isEmpty)
+        release.open()
+        await task.value
+      }
+    }
+
+    @Test("watches nothing in a bag made without the diagnostics, the handler set")
+    func bagWithoutDiagnosticsWatchesNothing() async {
+      await withOverdueReports(threshold: 0, prefix: "overdue-uninstrumented") { reports in
+        let bag = CancelBag(label: nil, switches: DiagnosticSwitches())
+        let release = Gate()
+        let task = bag.task(label: "overdue-uninstrumented") {
+          await ignoringCancellation(until: release)
+        }
+        bag.cancelAll()
+        _ = OverdueWatch.visit()
+        #expect(reports.current.isEmpty)
+        release.open()
+        await task.value
+      }
+    }
+
+    @Test("shows where the work was added, in a bag that keeps call sites")
+    func reportShowsTheCallSite() {
+      let bag = CancelBag(label: nil, switches: DiagnosticSwitches(keepsCallSites: true))
+      let line = #line + 1
+      bag.add(RecordingWork(), label: "sync")
+      let report = OverdueWork(
+        item: bag.snapshot()[0], reason: .ownerGone, secondsSinceCancel: 10.2)
+      let site = "CancelBag+OverdueWorkTests.swift:\(line)"
+      #expect(report.description.hasPrefix("AutoCancel: #1 sync (RecordingWork) added at \(site), "))
+    }
   }
 }
