@@ -105,7 +105,9 @@ extension ReportHandlerSuites {
         #expect(reports.current.isEmpty)
         bags.append(CancelBag(label: label))
         #expect(
-          reports.current.map { [$0.label, "\($0.liveCount)", "\($0.limit)"] } == [[label, "3", "2"]])
+          reports.current.map { [$0.label, "\($0.liveCount)", "\($0.limit)"] } == [
+            [label, "3", "2"]
+          ])
         // Still over: the same pile-up, not reported again.
         bags.append(CancelBag(label: label))
         #expect(reports.current.count == 1)

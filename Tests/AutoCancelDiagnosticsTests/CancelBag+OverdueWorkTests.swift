@@ -37,7 +37,9 @@ extension ReportHandlerSuites {
       await withOverdueReports(threshold: 0.2, prefix: "overdue-ignoring") { reports in
         let bag = CancelBag()
         let release = Gate()
-        let task = bag.task(label: "overdue-ignoring") { await ignoringCancellation(until: release) }
+        let task = bag.task(label: "overdue-ignoring") {
+          await ignoringCancellation(until: release)
+        }
         bag.cancelAll(reason: .custom("screen left"))
         await waitUntil("the task is reported") { !reports.current.isEmpty }
         // Later visits, by the reaper or by hand, do not report it again.
@@ -192,7 +194,8 @@ extension ReportHandlerSuites {
       let report = OverdueWork(
         item: bag.snapshot()[0], reason: .ownerGone, secondsSinceCancel: 10.2)
       let site = "CancelBag+OverdueWorkTests.swift:\(line)"
-      #expect(report.description.hasPrefix("AutoCancel: #1 sync (RecordingWork) added at \(site), "))
+      #expect(
+        report.description.hasPrefix("AutoCancel: #1 sync (RecordingWork) added at \(site), "))
     }
   }
 }
