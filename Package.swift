@@ -24,7 +24,10 @@ let package = Package(
   ],
   targets: [
     // The core: standard library and Dispatch only, no Foundation.
-    .target(name: "AutoCancel"),
+    .target(name: "AutoCancel", dependencies: ["CAutoCancelAtomics"]),
+    // C11 atomics for the few process-wide values the core reads for every bag, at every
+    // Apple floor (Swift's own atomics need iOS 18 / macOS 15).
+    .target(name: "CAutoCancelAtomics"),
     // URLSession integration.
     .target(name: "AutoCancelNetworking", dependencies: ["AutoCancel"]),
     // The Objective-C category's one-liner on any NSObject, and its drop-in for Objective-C

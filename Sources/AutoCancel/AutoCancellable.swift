@@ -61,7 +61,7 @@ extension AutoCancellable {
   /// Boxes the value once, so that the bag stores it as it stores a class; work whose
   /// ``FinishReporting`` conformance was declared apart is boxed as such.
   public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
-    insertion.addPlain(work, stored: BoxedWork(work))
+    insertion.addPlain(work, boxed: BoxedWork(work))
   }
 }
 
@@ -71,7 +71,7 @@ extension AutoCancellable where Self: AnyObject {
   /// stored as such, and leaves by itself.
   @inlinable
   public static func _add(_ work: Self, to insertion: _BagInsertion) -> CancelRegistration {
-    insertion.addPlain(work, stored: work)
+    insertion.addPlain(work)
   }
 }
 

@@ -54,21 +54,22 @@ public struct _BagInsertion {
     return registration
   }
 
-  /// Stores work that came through the plain witness of `_add`, `stored` as the bag keeps it
-  /// (the work, or its box): as it is, or, if its ``FinishReporting`` conformance was
-  /// declared apart from its `AutoCancellable` one (on a subclass, conditionally on a generic
-  /// wrapper, in another module), as finish-reporting work, so that it leaves by itself as
-  /// the rest does.
+  /// Stores class work that came through the plain witness of `_add` as it is, or, if its
+  /// ``FinishReporting`` conformance was declared apart from its `AutoCancellable` one (on a
+  /// subclass, conditionally on a generic wrapper, in another module), as finish-reporting
+  /// work, so that it leaves by itself as the rest does (see `BagCore.addPlainTicket`).
   @inlinable
+  func addPlain(_ work: some AutoCancellable & AnyObject) -> CancelRegistration {
+    CancelRegistration(core: core, ticket: core.addPlainTicket(work, details: details))
+  }
+
+  /// Stores value work that came through the plain witness of `_add` in `box`, as
+  /// ``addPlain(_:)`` stores class work.
   func addPlain<Work: AutoCancellable>(
-    _ work: Work, stored: any AutoCancellable & AnyObject
+    _ work: Work, boxed box: BoxedWork<Work>
   ) -> CancelRegistration {
-    // The instance's type, not `Work`: a subclass that reports its finish may be added as its
-    // superclass.
-    if let ticket = core.addPlain(stored, of: type(of: work), details: details) {
-      return CancelRegistration(core: core, ticket: ticket)
-    }
-    return addReportingFinish(declaredApart: work)
+    if WorkTypes.reportsFinish(Work.self) { return addReportingFinish(declaredApart: work) }
+    return CancelRegistration(core: core, ticket: core.addTicket(box, details: details))
   }
 
   /// Stores work whose ``FinishReporting`` conformance was declared apart, as such.

@@ -18,16 +18,21 @@ cd "$root"
 work="${AUTOCANCEL_VALGRIND_DIR:-${TMPDIR:-/tmp}/autocancel-valgrind}"
 mkdir -p "$work"
 
-swift build --target AutoCancel >/dev/null
-swift build --target AutoCancelTestSupport >/dev/null
+# DWARF 4 for the C target: valgrind 3.19 cannot read the DWARF 5 that clang emits by default.
+swift build --target AutoCancel -Xcc -gdwarf-4 >/dev/null
+swift build --target AutoCancelTestSupport -Xcc -gdwarf-4 >/dev/null
+swift build --target AutoCancelDiagnostics -Xcc -gdwarf-4 >/dev/null
 bin="$(swift build --show-bin-path)"
 # The test kit's declarations have `package` access: compile as a member of the same package.
 package_name="$(grep -m1 -A1 -- '"-package-name"' "$bin/description.json" | tail -1 | tr -d ' ",')"
 swiftc -swift-version 6 -g -Onone -enable-testing \
   -module-name ReliabilityStress -package-name "$package_name" -I "$bin/Modules" \
+  -Xcc -fmodule-map-file="$bin"/CAutoCancelAtomics.build/module.modulemap \
   scripts/reliability/stress/main.swift \
   Tests/AutoCancelTests/Reliability/Support/*.swift \
   "$bin"/AutoCancel.build/*.swift.o \
+  "$bin"/CAutoCancelAtomics.build/*.o \
+  "$bin"/AutoCancelDiagnostics.build/*.swift.o \
   "$bin"/AutoCancelTestSupport.build/*.swift.o \
   "$bin"/SeededRandom.build/*.swift.o \
   "$bin"/LoopbackHTTPServer.build/*.swift.o \

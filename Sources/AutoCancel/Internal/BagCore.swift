@@ -88,15 +88,42 @@ struct BagCore: Sendable {
   func addTicket(
     _ work: StoredWork, flags: ItemFlags = [], details: ItemDetails? = nil
   ) -> Ticket {
-    if details == nil {
-      // The common case, kept short: plain work, an open bag, nobody observing.
-      let ticket: Ticket? = withLock { state in
-        guard state.endReason == nil, !state.isObserved else { return nil }
-        return state.place(work, flags: flags)
-      }
-      if let ticket { return ticket }
+    placeInShort(work, flags: flags, details: details)
+      ?? addTicket(work, flags: flags, reporter: nil, details: details)
+  }
+
+  /// The common add, kept short: plain work without details, an open bag, nobody observing.
+  /// Nil, placing nothing, for any other.
+  @inline(__always)
+  private func placeInShort(
+    _ work: StoredWork, flags: ItemFlags, details: ItemDetails?
+  ) -> Ticket? {
+    guard details == nil else { return nil }
+    return withLock { state in
+      guard state.endReason == nil, !state.isObserved else { return nil }
+      return state.place(work, flags: flags)
     }
-    return addTicket(work, flags: flags, reporter: nil, details: details)
+  }
+
+  /// Registers class work that came through the plain witness of `_add` and returns its
+  /// ticket: as it is, or, if its type reports its finish after all (its ``FinishReporting``
+  /// conformance was declared apart from the `AutoCancellable` one: on a subclass,
+  /// conditionally on a generic wrapper, in another module), as finish-reporting work.
+  ///
+  /// The runtime is asked once per type in the process (`WorkTypes`), and the answer read
+  /// here rather than in the caller: one call on the inlined path, as for any add, so that the
+  /// caller holds no extra reference to the bag across it.
+  ///
+  /// Usable from inline code for the inlinable `_add` of plain classes.
+  @usableFromInline
+  func addPlainTicket(_ work: StoredWork, details: ItemDetails?) -> Ticket {
+    // The instance's type: a subclass that reports its finish may be added as its superclass.
+    guard WorkTypes.reportsFinish(type(of: work)) else {
+      return placeInShort(work, flags: [], details: details)
+        ?? addTicket(work, flags: [], reporter: nil, details: details)
+    }
+    // Only a `FinishReporting` type gets this far.
+    return addReportingFinish(work as! any FinishReporting & AnyObject, details: details).ticket
   }
 
   /// Registers work that reports `isFinished`: the bag asks it from time to time (every few
@@ -124,63 +151,6 @@ struct BagCore: Sendable {
     }
     return CancelRegistration(
       core: self, ticket: addTicket(work, flags: .watched, reporter: work, details: details))
-  }
-
-  /// Registers work that came through the plain witness of `_add` and returns its ticket, or
-  /// returns nil, registering nothing, if `type` is ``FinishReporting`` after all: its
-  /// conformance was declared apart from the `AutoCancellable` one (on a subclass,
-  /// conditionally on a generic wrapper, in another module), and the caller stores the work
-  /// as finish-reporting work.
-  ///
-  /// Asking the runtime costs about 320 instructions, more than a third of a whole add and
-  /// finish (callgrind, release), so the bag remembers the last type it found plain and asks
-  /// only of another; an ended bag cancels the work without asking.
-  ///
-  /// Usable from inline code for the inlinable `_add` of plain classes.
-  @usableFromInline
-  func addPlain(
-    _ work: StoredWork, of type: any AutoCancellable.Type, details: ItemDetails?
-  ) -> Ticket? {
-    let id = ObjectIdentifier(type)
-    var isNewToOpenBag = false
-    if details == nil {
-      // The common case, kept short: a type the bag knows, an open bag, nobody observing.
-      let ticket: Ticket? = withLock { state in
-        guard state.endReason == nil, !state.isObserved else { return nil }
-        guard state.plainType == id else {
-          isNewToOpenBag = true
-          return nil
-        }
-        return state.place(work, flags: [])
-      }
-      if let ticket { return ticket }
-    }
-    // A type new to an open bag is asked about at once; otherwise the bag may have ended, or
-    // know the type, and is looked at first.
-    if !isNewToOpenBag,
-      let ticket = addTicket(work, details: details, plainType: .unchecked(id))
-    {
-      return ticket
-    }
-    if type is any FinishReporting.Type { return nil }
-    if details == nil {
-      // Short again, as above, now that the bag knows the type.
-      let ticket: Ticket? = withLock { state in
-        guard state.endReason == nil, !state.isObserved else { return nil }
-        state.plainType = id
-        return state.place(work, flags: [])
-      }
-      if let ticket { return ticket }
-    }
-    return addTicket(work, details: details, plainType: .checked(id))
-  }
-
-  /// What the bag knows of the type of work added through the plain door.
-  private enum PlainType {
-    /// Not yet asked: unless the bag remembers it as plain, or has ended, nothing is placed.
-    case unchecked(ObjectIdentifier)
-    /// Asked, and plain: the bag remembers it.
-    case checked(ObjectIdentifier)
   }
 
   /// What an add of finish-reporting work leaves to do after the lock: a sweep that came due,
@@ -215,26 +185,8 @@ struct BagCore: Sendable {
       // Work that already runs cannot be left unstarted: it is cancelled, as on an ended bag.
       work._cancel(for: _BagCancellation(.duplicate))
       return .inactive
-    case .rejected, .unchecked:
-      return .inactive
-    }
-  }
-
-  /// Registers plain work as above, unless `plainType` is unchecked and new to the bag: then
-  /// places nothing and returns nil.
-  private func addTicket(
-    _ work: StoredWork, details: ItemDetails?, plainType: PlainType
-  ) -> Ticket? {
-    switch place(work, flags: [], reporter: nil, details: details, plainType: plainType) {
-    case .added(let ticket):
-      return ticket
-    case .refused:
-      work._cancel(for: _BagCancellation(.duplicate))
-      return .inactive
     case .rejected:
       return .inactive
-    case .unchecked:
-      return nil
     }
   }
 
@@ -246,26 +198,19 @@ struct BagCore: Sendable {
     case refused
     /// Not registered: the bag had ended, and the work was cancelled with its end reason.
     case rejected
-    /// Not registered, nothing done: the work's type is to be asked first.
-    case unchecked
   }
 
   /// Registers `work` by its details (key and policy), cancels what it replaces, tells
   /// observers, and sweeps finish-reporting work when due.
   private func place(
     _ work: StoredWork, flags: ItemFlags, reporter: (any FinishReporting & AnyObject)?,
-    details: ItemDetails?, plainType: PlainType? = nil
+    details: ItemDetails?
   ) -> Placement {
     let outcome: AddOutcome = withLock { state in
       if let reason = state.endReason {
         // A launch on an ended bag never holds its key.
         if case .task(let turn)? = details?.hold { _ = turn.cancel() }
         return .rejected(reason, instrument: state.extras?.instrument)
-      }
-      switch plainType {
-      case .unchecked(let id)? where state.plainType != id: return .unchecked
-      case .checked(let id)?: state.plainType = id
-      default: break
       }
       switch state.insert(work, flags: flags, reporter: reporter, details: details) {
       case .refused:
@@ -303,8 +248,6 @@ struct BagCore: Sendable {
       return .rejected
     case .refused:
       return .refused
-    case .unchecked:
-      return .unchecked
     case .added(let ticket, let keyed, let observers, let watcher, let sweepWork):
       if let replaced = keyed?.replaced, !replaced.isEmpty {
         var watch = CancelledWork.Batch(watcher)
@@ -370,7 +313,6 @@ struct BagCore: Sendable {
   private enum AddOutcome {
     case rejected(CancellationReason, instrument: AttachedInstrument?)
     case refused
-    case unchecked
     /// `watcher` is the bag's instrument, for the work that `keyed` replaced.
     case added(
       Ticket, keyed: BagState.KeyedInsertion?, observers: [Observer]?,
@@ -567,7 +509,7 @@ struct BagCore: Sendable {
     let ticket: Ticket
     switch place(cancellation, flags: .watched, reporter: nil, details: details) {
     case .added(let added): ticket = added
-    case .rejected, .unchecked: ticket = .inactive
+    case .rejected: ticket = .inactive
     case .refused: return nil
     }
     let launch = BagTask(

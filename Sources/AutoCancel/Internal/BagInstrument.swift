@@ -63,31 +63,18 @@ extension BagInstrument {
   package func bagReleased(_ bag: InstrumentedBag) {}
 }
 
-/// Several instruments installed in one process, heard as one, in the order of their install.
+/// The instruments installed in the process, heard as one, in the order of their install: what
+/// a bag made while any is installed attaches.
 final class InstrumentSet: BagInstrument {
   let members: [any BagInstrument]
   let hearsWork: Bool
   /// The members that hear every registration.
   private let workHearers: [any BagInstrument]
 
-  private init(_ members: [any BagInstrument]) {
+  init(_ members: [any BagInstrument]) {
     self.members = members
     workHearers = members.filter(\.hearsWork)
     hearsWork = !workHearers.isEmpty
-  }
-
-  /// `installed` with `new` beside it: `new` alone if nothing was installed.
-  static func adding(
-    _ new: any BagInstrument, to installed: (any BagInstrument)?
-  ) -> any BagInstrument {
-    let members = self.members(of: installed)
-    return members.isEmpty ? new : InstrumentSet(members + [new])
-  }
-
-  /// The instruments `instrument` stands for: its members if it is a set.
-  static func members(of instrument: (any BagInstrument)?) -> [any BagInstrument] {
-    guard let instrument else { return [] }
-    return (instrument as? InstrumentSet)?.members ?? [instrument]
   }
 
   func bagMade(_ bag: InstrumentedBag) {

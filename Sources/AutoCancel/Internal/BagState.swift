@@ -43,9 +43,6 @@ struct BagState: Sendable {
   var isReaped = false
   /// How long `finishReporters` may grow before the next sweep.
   var sweepThreshold = BagState.minimumSweepThreshold
-  /// The last type of work added through the plain door of `_add` that the bag found does not
-  /// report its finish (see `BagCore.addPlain`).
-  var plainType: ObjectIdentifier?
   /// The smallest sweep threshold: small enough that finished work leaves soon, large enough
   /// that a sweep is worth its extra lock trip.
   static let minimumSweepThreshold = 32

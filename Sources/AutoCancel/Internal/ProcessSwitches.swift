@@ -1,5 +1,7 @@
 // With Lock.swift, one of the two places where the core touches platform C libraries: it
 // reads the environment, once.
+import CAutoCancelAtomics
+
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -31,32 +33,35 @@ package struct DiagnosticSwitches: Sendable {
 /// The process's diagnostic switches: the instruments installed so far, and whether bags keep
 /// call sites.
 ///
-/// A bag made without switches of its own reads them once, as it is made: an add never reads
-/// a process-wide setting. An instrument installed after bags exist serves the bags made from
-/// then on; the install says how many were made before it.
+/// A bag made without switches of its own reads them once, as it is made, without a lock
+/// (`CAutoCancelAtomics`): an add never reads a process-wide setting, and making a bag takes no
+/// process-wide lock. An instrument installed after bags exist serves the bags made from then
+/// on; the install says how many were made before it.
 package enum ProcessSwitches {
   private struct Slot: Sendable {
-    var instrument: (any BagInstrument)?
-    var bagsMade = 0
+    /// Every set of instruments published so far, newest last: a bag may still be reading one
+    /// that a later install replaced, so none is ever released.
+    var published: [InstrumentSet] = []
     /// How many bags had been made when each instrument was installed.
     var bagsMadeBefore: [ObjectIdentifier: Int] = [:]
   }
 
-  /// What was installed, and how many bags were made: process-wide because an instrument is
-  /// installed once, by one line at the app's launch, for every bag of every module, and a
-  /// bag is made where no one could hand it one.
+  /// What was installed: process-wide because an instrument is installed once, by one line at
+  /// the app's launch, for every bag of every module, and a bag is made where no one could
+  /// hand it one. Bags read the newest set through `autocancel_instrument`; this lock orders
+  /// the installs.
   private static let slot = Locked(Slot())
 
   /// Whether bags keep call sites unless told otherwise: only with `AUTOCANCEL_CALL_SITES=1`
   /// in the environment, read once, so that debug and release builds run the same add.
   static let keepsCallSites = environment("AUTOCANCEL_CALL_SITES") == "1"
 
-  /// The instrument of a bag being made, if any is installed; counts the bag. Any thread.
+  /// The instrument of a bag being made, if any is installed; counts the bag. Any thread, no
+  /// lock.
+  @inline(__always)
   static func instrumentOfNewBag() -> (any BagInstrument)? {
-    slot.withLock { slot in
-      slot.bagsMade &+= 1
-      return slot.instrument
-    }
+    guard let published = autocancel_make_bag() else { return nil }
+    return Unmanaged<InstrumentSet>.fromOpaque(published).takeUnretainedValue()
   }
 
   /// Installs `instrument` beside those installed before, for every bag made from now on;
@@ -68,15 +73,17 @@ package enum ProcessSwitches {
     slot.withLock { slot in
       let id = ObjectIdentifier(instrument)
       if let before = slot.bagsMadeBefore[id] { return before }
-      slot.bagsMadeBefore[id] = slot.bagsMade
-      slot.instrument = InstrumentSet.adding(instrument, to: slot.instrument)
-      return slot.bagsMade
+      let set = InstrumentSet((slot.published.last?.members ?? []) + [instrument])
+      slot.published.append(set)
+      let before = Int(autocancel_install(Unmanaged.passUnretained(set).toOpaque()))
+      slot.bagsMadeBefore[id] = before
+      return before
     }
   }
 
   /// The instruments installed so far, oldest first. Any thread.
   package static var installedInstruments: [any BagInstrument] {
-    InstrumentSet.members(of: slot.withLock { $0.instrument })
+    slot.withLock { $0.published.last?.members ?? [] }
   }
 
   /// The value of the environment variable `name`, if set.

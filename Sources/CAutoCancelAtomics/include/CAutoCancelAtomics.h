@@ -1,0 +1,67 @@
+// C11 atomics for the few process-wide values that AutoCancel's core reads on the path of
+// every bag: Swift's own atomics (the Synchronization module) ship on Apple platforms from
+// iOS 18 / macOS 15 only, and a lock there would cost every bag a lock round trip.
+//
+// The values live here, in C, so that Swift reads them through these inline functions with no
+// lazy initialization on the way. Nothing but AutoCancel's Internal/ProcessWide.swift calls
+// them.
+
+#ifndef C_AUTOCANCEL_ATOMICS_H
+#define C_AUTOCANCEL_ATOMICS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#if __has_feature(nullability)
+#pragma clang assume_nonnull begin
+#endif
+
+/// The instrument every bag made from now on attaches, as an object pointer that is never
+/// released, or NULL while none is installed.
+extern _Atomic(void *_Nullable) autocancel_instrument;
+
+/// How many bags the process has made.
+extern _Atomic(uintptr_t) autocancel_bags_made;
+
+/// The number of entries of `autocancel_type_answers`, a power of two.
+#define AUTOCANCEL_TYPE_ANSWERS 64
+
+/// What the runtime answered about types of work, one entry per type that hashes to it: the
+/// type's metadata address with the answer in its low bits, or 0.
+extern _Atomic(uintptr_t) autocancel_type_answers[AUTOCANCEL_TYPE_ANSWERS];
+
+/// Counts a bag being made, then reads the instrument it attaches. Sequentially consistent
+/// with `autocancel_install`, so that either the bag attaches an instrument being installed or
+/// the install counts the bag among those made before it.
+static inline void *_Nullable autocancel_make_bag(void) {
+  atomic_fetch_add_explicit(&autocancel_bags_made, 1, memory_order_seq_cst);
+  return atomic_load_explicit(&autocancel_instrument, memory_order_seq_cst);
+}
+
+/// Publishes `instrument` for the bags made from now on, and returns how many were made
+/// before. The caller serializes installs and keeps every instrument it publishes alive.
+static inline uintptr_t autocancel_install(void *_Nullable instrument) {
+  atomic_store_explicit(&autocancel_instrument, instrument, memory_order_seq_cst);
+  return atomic_load_explicit(&autocancel_bags_made, memory_order_seq_cst);
+}
+
+/// The answer remembered for the type at `metadata` (1 to 3), or 0 if none is.
+static inline uintptr_t autocancel_type_answer(uintptr_t metadata) {
+  uintptr_t index = (metadata >> 4) & (AUTOCANCEL_TYPE_ANSWERS - 1);
+  uintptr_t entry = atomic_load_explicit(&autocancel_type_answers[index], memory_order_relaxed);
+  return (entry & ~(uintptr_t)7) == metadata ? (entry & 7) : 0;
+}
+
+/// Remembers `answer` (1 to 3) for the type at `metadata`, in place of the type that hashed to
+/// the same entry, if any. Relaxed: an answer is a fact about a type, the same whoever asks,
+/// and publishes nothing else.
+static inline void autocancel_remember_type_answer(uintptr_t metadata, uintptr_t answer) {
+  uintptr_t index = (metadata >> 4) & (AUTOCANCEL_TYPE_ANSWERS - 1);
+  atomic_store_explicit(&autocancel_type_answers[index], metadata | answer, memory_order_relaxed);
+}
+
+#if __has_feature(nullability)
+#pragma clang assume_nonnull end
+#endif
+
+#endif
