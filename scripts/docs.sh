@@ -44,10 +44,16 @@ bin="$(swift build --show-bin-path)"
 # (No `| head` here: under pipefail an early exit of the reader would fail the script.)
 triple="$(swift -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p')"
 triple="${triple%%$'\n'*}"
+# The C targets' modules (the core's atomics) are found through their generated module maps.
+c_modules=()
+for map in "$bin"/*.build/module.modulemap; do
+  [[ -e $map ]] && c_modules+=(-Xcc "-fmodule-map-file=$map")
+done
 swift-symbolgraph-extract \
   -module-name "$module" \
   -target "$triple" \
   -I "$bin/Modules" \
+  "${c_modules[@]}" \
   -module-cache-path "$bin/ModuleCache" \
   -minimum-access-level public \
   -emit-extension-block-symbols \
