@@ -53,7 +53,7 @@ extension CancelBag {
   /// func listScrolledAway() { cancelBag.cancel(key: "prefetch") }
   /// ```
   public func cancel(key: any Hashable & Sendable, reason: CancellationReason = .explicit) {
-    core.cancel(key: BagKey(key), reason: reason)
+    madeCore?.cancel(key: BagKey(key), reason: reason)
   }
 
   /// Whether work runs under `key`: launched and not returned, waiting for its turn, or added
@@ -73,7 +73,7 @@ extension CancelBag {
   /// saveButton.isEnabled = !cancelBag.isRunning(key: "save")
   /// ```
   public func isRunning(key: any Hashable & Sendable) -> Bool {
-    core.isRunning(BagKey(key))
+    madeCore?.isRunning(BagKey(key)) ?? false
   }
 
   /// Whether work runs under `key`, now and at every change, as an asynchronous sequence.

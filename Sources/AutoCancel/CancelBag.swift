@@ -1,3 +1,4 @@
+import CAutoCancelAtomics
 import Dispatch
 
 /// Holds an owner's work in flight, and cancels it when the owner goes away.
@@ -36,11 +37,15 @@ import Dispatch
 /// - A bag that has *ended* (``end(reason:)`` was called, its parent or a link source ended,
 ///   or its deadline passed) cancels work added to it before `add` returns.
 public final class CancelBag: Sendable, CustomDebugStringConvertible {
-  /// The bag's state and lock, shared with its registrations.
+  /// The bag's core (its state and lock) once made, as the word of its storage, which the bag
+  /// holds one reference to; 0 until then. A bag makes its core on first use, so that a bag
+  /// never given work costs one allocation, and its release no lock.
   ///
-  /// Usable from inline code, so that the inlinable `add(_:key:label:)` reaches it
-  /// from the caller's module.
-  @usableFromInline let core: BagCore
+  /// Declared first: it is the first of the bag's stored properties, at the address
+  /// `coreWordAddress` reads it from, as swift-atomics' `ManagedAtomic` keeps its value.
+  // Safety: read and set only atomically, through `coreWordAddress` (`CAutoCancelAtomics`),
+  // never as a property, once the initializer made it 0.
+  private nonisolated(unsafe) var coreWord: UInt = 0
 
   /// The name given at creation, if any.
   public let label: String?
@@ -65,18 +70,17 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// instrument such as `AutoCancelSignposts.enable()` or `AutoCancelDiagnostics.enable()`
   /// installs serves the bags made after it, and the install says how many came before.
   public init(label: String? = nil) {
-    core = BagCore()
     self.label = label
     keepsCallSites = ProcessSwitches.keepsCallSites
     let instrument = ProcessSwitches.instrumentOfNewBag()
     isInstrumented = instrument != nil
+    assert(withUnsafeMutablePointer(to: &coreWord) { $0 } == coreWordAddress)
     if let instrument { core.attach(instrument, label: label) }
   }
 
   /// Makes an empty bag with diagnostic switches of its own, whatever the process's are: for
   /// tests, which share one process with bags made by others.
   package init(label: String?, switches: DiagnosticSwitches) {
-    core = BagCore()
     self.label = label
     keepsCallSites = switches.keepsCallSites
     isInstrumented = switches.instrument != nil
@@ -84,8 +88,46 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   }
 
   deinit {
+    // A bag never given work has no core: nothing to cancel, and no one to tell.
+    let word = autocancel_word_load(coreWordAddress)
+    guard word != 0 else { return }
+    let core = BagCore(unretainedWord: word)
     core.end(reason: .ownerGone, trigger: .bagReleased)
     if isInstrumented { core.released() }
+    BagCore.release(word: word)
+  }
+
+  /// The bag's core, made now if it was not: the state and lock that its registrations and
+  /// tasks share, and hold instead of the bag.
+  ///
+  /// Usable from inline code, so that the inlinable adds read it with one atomic load.
+  @inlinable
+  var core: BagCore {
+    let word = autocancel_word_load(coreWordAddress)
+    return word != 0 ? BagCore(unretainedWord: word) : makeCore()
+  }
+
+  /// The bag's core if it was made: for what reads the bag without changing it.
+  var madeCore: BagCore? {
+    let word = autocancel_word_load(coreWordAddress)
+    return word != 0 ? BagCore(unretainedWord: word) : nil
+  }
+
+  /// The address of ``coreWord``: the start of the bag's stored properties.
+  @inlinable
+  var coreWordAddress: UnsafeMutablePointer<UInt> {
+    _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UInt.self)
+  }
+
+  /// Makes the bag's core, unless another thread makes it first, and returns the one the bag
+  /// keeps.
+  @usableFromInline @inline(never)
+  func makeCore() -> BagCore {
+    let made = BagCore()
+    let word = made.retainedWord()
+    if autocancel_word_compare_exchange(coreWordAddress, 0, word) { return made }
+    BagCore.release(word: word)
+    return BagCore(unretainedWord: autocancel_word_load(coreWordAddress))
   }
 
   // MARK: Adding work
@@ -243,7 +285,8 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// func viewDidDisappear() { cancelBag.cancelAll() }
   /// ```
   public func cancelAll(reason: CancellationReason = .explicit) {
-    core.cancelAll(reason: reason)
+    // A bag without a core holds nothing to cancel.
+    madeCore?.cancelAll(reason: reason)
   }
 
   /// Ends the bag for good: cancels all work in flight, and any work added later.
@@ -264,13 +307,13 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// The number of work items in flight.
   ///
   /// A snapshot: other threads may change it right after it is read.
-  public var count: Int { core.count }
+  public var count: Int { madeCore?.count ?? 0 }
 
   /// Whether the bag has ended: work added now is cancelled at once.
-  public var hasEnded: Bool { core.endReason != nil }
+  public var hasEnded: Bool { madeCore?.endReason != nil }
 
   /// Why the bag ended, or nil while it is open.
-  public var endReason: CancellationReason? { core.endReason }
+  public var endReason: CancellationReason? { madeCore?.endReason }
 
   /// A readable summary: the label, whether it ended, and the work in flight.
   public var debugDescription: String {

@@ -14,11 +14,25 @@ import Dispatch
 /// the caller, the pair drops the retain and release of a discarded registration.
 @usableFromInline
 struct BagCore: Sendable {
-  private let locked: Locked<BagState>
+  @usableFromInline let locked: Locked<BagState>
 
   init() {
     locked = Locked(BagState())
   }
+
+  /// The core whose storage `word` names, from ``retainedWord()``, while that reference is
+  /// held: how a bag keeps its core in one atomic word.
+  @inlinable
+  init(unretainedWord word: UInt) {
+    locked = Locked(unretainedWord: word)
+  }
+
+  /// The storage as a word, with a reference to it of its own; give it back with
+  /// ``release(word:)``.
+  func retainedWord() -> UInt { locked.retainedWord() }
+
+  /// Gives back the reference that ``retainedWord()`` took.
+  static func release(word: UInt) { Locked<BagState>.release(word: word) }
 
   @inline(__always)
   func withLock<Result>(_ body: (inout BagState) throws -> Result) rethrows -> Result {

@@ -28,6 +28,7 @@ struct Observer: Sendable {
 /// they never call work, observers or continuations.
 ///
 /// What every bag uses is stored here; the rest waits in `BagExtras` until first needed.
+@usableFromInline
 struct BagState: Sendable {
   /// Work in flight, links excluded.
   var table = SlotTable()

@@ -33,6 +33,6 @@ extension CancelBag {
 
   /// The work in flight, oldest first.
   package func itemSnapshots() -> [ItemSnapshot] {
-    core.snapshot()
+    madeCore?.snapshot() ?? []
   }
 }

@@ -20,10 +20,10 @@
 
 #if canImport(Darwin)
   /// The platform's non-recursive lock.
-  typealias LockPrimitive = os_unfair_lock
+  @usableFromInline typealias LockPrimitive = os_unfair_lock
 #else
   /// The platform's non-recursive lock.
-  typealias LockPrimitive = pthread_mutex_t
+  @usableFromInline typealias LockPrimitive = pthread_mutex_t
 #endif
 
 extension UnsafeMutablePointer where Pointee == LockPrimitive {
@@ -97,6 +97,7 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
 
 /// A state and its lock in one heap allocation: the header of a `ManagedBuffer` is the
 /// state, its one element the lock.
+@usableFromInline
 final class LockStorage<State>: ManagedBuffer<State, LockPrimitive> {
   /// Makes storage guarding the value `initial` makes, made in place (not copied in).
   static func make(_ initial: () -> State) -> LockStorage {
@@ -138,11 +139,12 @@ final class LockStorage<State>: ManagedBuffer<State, LockPrimitive> {
 /// let hits = Locked(0)
 /// hits.withLock { $0 += 1 }
 /// ```
+@usableFromInline
 package struct Locked<State: Sendable>: @unchecked Sendable {
   // Safety: the value is only touched inside `withLock`, under the lock, at the fixed address
   // of the storage; copies share that storage. (Unchecked because the standard library makes
   // `ManagedBuffer`, and so the storage, never `Sendable`.)
-  private let storage: LockStorage<State>
+  @usableFromInline let storage: LockStorage<State>
 
   /// Creates a lock guarding `initial`.
   ///
@@ -162,4 +164,26 @@ package struct Locked<State: Sendable>: @unchecked Sendable {
   /// The identity of the shared storage: equal for copies of one `Locked`, unique among
   /// those alive.
   package var identity: ObjectIdentifier { ObjectIdentifier(storage) }
+
+  /// The storage as a word, with a reference to it of its own: for a holder that keeps the
+  /// storage in an atomic word. Give the reference back with ``release(word:)``.
+  package func retainedWord() -> UInt {
+    UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque())
+  }
+
+  /// The `Locked` whose storage `word` names, from ``retainedWord()``, while that reference
+  /// is held.
+  @inlinable
+  package init(unretainedWord word: UInt) {
+    storage = Unmanaged<LockStorage<State>>
+      .fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
+      .takeUnretainedValue()
+  }
+
+  /// Gives back the reference that ``retainedWord()`` took.
+  package static func release(word: UInt) {
+    Unmanaged<LockStorage<State>>
+      .fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
+      .release()
+  }
 }

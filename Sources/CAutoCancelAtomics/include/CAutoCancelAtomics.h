@@ -2,9 +2,9 @@
 // every bag: Swift's own atomics (the Synchronization module) ship on Apple platforms from
 // iOS 18 / macOS 15 only, and a lock there would cost every bag a lock round trip.
 //
-// The values live here, in C, so that Swift reads them through these inline functions with no
-// lazy initialization on the way. Nothing but AutoCancel's Internal/ProcessWide.swift calls
-// them.
+// The process-wide values live here, in C, so that Swift reads them through these inline
+// functions with no lazy initialization on the way; a bag's own word (its core, made on first
+// use) lives in the bag, and is read and set through the functions that take its address.
 
 #ifndef C_AUTOCANCEL_ATOMICS_H
 #define C_AUTOCANCEL_ATOMICS_H
@@ -58,6 +58,21 @@ static inline uintptr_t autocancel_type_answer(uintptr_t metadata) {
 static inline void autocancel_remember_type_answer(uintptr_t metadata, uintptr_t answer) {
   uintptr_t index = (metadata >> 4) & (AUTOCANCEL_TYPE_ANSWERS - 1);
   atomic_store_explicit(&autocancel_type_answers[index], metadata | answer, memory_order_relaxed);
+}
+
+/// Reads the word at `word`, which is only ever written by
+/// `autocancel_word_compare_exchange`.
+static inline uintptr_t autocancel_word_load(uintptr_t *word) {
+  return atomic_load_explicit((_Atomic(uintptr_t) *)word, memory_order_acquire);
+}
+
+/// Sets the word at `word` to `desired` if it is still `expected`, and returns true; otherwise
+/// returns false and leaves it as another thread set it.
+static inline _Bool autocancel_word_compare_exchange(
+  uintptr_t *word, uintptr_t expected, uintptr_t desired
+) {
+  return atomic_compare_exchange_strong_explicit(
+    (_Atomic(uintptr_t) *)word, &expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
 
 #if __has_feature(nullability)
