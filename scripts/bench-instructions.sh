@@ -11,7 +11,7 @@
 # runs one operation N times and nothing else. Under callgrind the process's total of
 # instructions is (start-up, warm-up and everything else) + N x (instructions per
 # operation); running it at N and 2N and dividing the difference by N leaves one operation's
-# instructions. Task launches run with one cooperative thread
+# instructions, the median of three such measurements. Task launches run with one cooperative thread
 # (LIBDISPATCH_COOPERATIVE_POOL_STRICT=1), so that every run schedules them the same way.
 # A "bag-of-10" count is per bag; the table divides it by 10 for a per-item figure.
 set -euo pipefail
@@ -48,13 +48,18 @@ total() {
     sed -nE 's/.*Collected : ([0-9]+).*/\1/p'
 }
 
-# Prints the instructions per operation of OP for IMPL, divided by DIVISOR.
+# Prints the instructions per operation of OP for IMPL, divided by DIVISOR: the median of three
+# measurements, since the reaper's visits (twice a second) and task scheduling move a run's
+# count by a few percent.
 per_operation() {
-  local op="$1" impl="$2" divisor="$3" one two
-  one="$(total "$op" "$impl" "$count")"
-  two="$(total "$op" "$impl" "$((2 * count))")"
-  awk -v one="$one" -v two="$two" -v n="$count" -v d="$divisor" \
-    'BEGIN { printf "%.0f", (two - one) / n / d }'
+  local op="$1" impl="$2" divisor="$3" one two run figures=()
+  for run in 1 2 3; do
+    one="$(total "$op" "$impl" "$count")"
+    two="$(total "$op" "$impl" "$((2 * count))")"
+    figures+=("$(awk -v one="$one" -v two="$two" -v n="$count" -v d="$divisor" \
+      'BEGIN { printf "%.0f", (two - one) / n / d }')")
+  done
+  printf '%s\n' "${figures[@]}" | sort -n | sed -n 2p
 }
 
 echo "Instructions per operation, callgrind at N = $count and $((2 * count)):"

@@ -48,7 +48,7 @@ extension AutoCancelOwner {
   ///   autoCancel(Task { [uploader] in try await uploader.upload(file) })
   /// }
   /// ```
-  @discardableResult
+  @inlinable @discardableResult
   public func autoCancel<Work: AutoCancellable>(
     _ work: Work, key: (any Hashable & Sendable)? = nil, label: String? = nil,
     file: StaticString = #fileID, line: UInt = #line

@@ -25,7 +25,7 @@ public struct _BagInsertion {
   /// Stores work that reports `isFinished`: it leaves by itself soon after it finished.
   @inlinable
   package func addReportingFinish(_ work: any FinishReporting & AnyObject) -> CancelRegistration {
-    core.addReportingFinish(work, details: details)
+    CancelRegistration(core: core, ticket: core.addReportingFinish(work, details: details))
   }
 
   /// Stores `work` as it is, flagged for the watch of overdue work: it can tell that it
@@ -77,9 +77,11 @@ public struct _BagInsertion {
   func addReportingFinish(declaredApart work: some AutoCancellable) -> CancelRegistration {
     func add<Reporting: FinishReporting>(_ reporting: Reporting) -> CancelRegistration {
       if let object = reporting as? any FinishReporting & AnyObject {
-        return core.addReportingFinish(object, details: details)
+        return CancelRegistration(
+          core: core, ticket: core.addReportingFinish(object, details: details))
       }
-      return core.addReportingFinish(BoxedFinishReporting(reporting), details: details)
+      return CancelRegistration(
+        core: core, ticket: core.addReportingFinish(BoxedFinishReporting(reporting), details: details))
     }
     // The caller checked that the work's type is `FinishReporting`.
     let reporting = work as! any FinishReporting

@@ -137,18 +137,19 @@ struct BagCore: Sendable {
         ?? addTicket(work, flags: [], reporter: nil, details: details)
     }
     // Only a `FinishReporting` type gets this far.
-    return addReportingFinish(work as! any FinishReporting & AnyObject, details: details).ticket
+    return addReportingFinish(work as! any FinishReporting & AnyObject, details: details)
   }
 
   /// Registers work that reports `isFinished`: the bag asks it from time to time (every few
   /// dozen such adds, and from the reaper while it holds any), and drops it once it finished.
   ///
-  /// Usable from inline code for `_BagInsertion.addReportingFinish(_:)`, which the inlinable
-  /// `_add` of `FinishReporting` classes calls.
+  /// Returns a plain ticket, as ``addTicket(_:flags:details:)`` does, so that the inlinable
+  /// `_add` of `FinishReporting` classes builds the registration itself and the optimizer can
+  /// drop its retain of the core when it is discarded (the one-liner's case).
   @usableFromInline
   func addReportingFinish(
     _ work: any FinishReporting & AnyObject, details: ItemDetails?
-  ) -> CancelRegistration {
+  ) -> Ticket {
     if details == nil {
       // The common case, kept short, as for plain work.
       let added: (Ticket, SweepWork)? = withLock { state in
@@ -160,11 +161,10 @@ struct BagCore: Sendable {
       }
       if let (ticket, sweepWork) = added {
         carryOut(sweepWork)
-        return CancelRegistration(core: self, ticket: ticket)
+        return ticket
       }
     }
-    return CancelRegistration(
-      core: self, ticket: addTicket(work, flags: .watched, reporter: work, details: details))
+    return addTicket(work, flags: .watched, reporter: work, details: details)
   }
 
   /// What an add of finish-reporting work leaves to do after the lock: a sweep that came due,
