@@ -81,7 +81,8 @@ public struct _BagInsertion {
           core: core, ticket: core.addReportingFinish(object, details: details))
       }
       return CancelRegistration(
-        core: core, ticket: core.addReportingFinish(BoxedFinishReporting(reporting), details: details))
+        core: core,
+        ticket: core.addReportingFinish(BoxedFinishReporting(reporting), details: details))
     }
     // The caller checked that the work's type is `FinishReporting`.
     let reporting = work as! any FinishReporting
