@@ -177,6 +177,39 @@ struct CancelBagTests {
     #expect(bag.endReason == .timedOut)
   }
 
+  @Test("makes no core until something changes it: reading it and cancelling nothing make none")
+  func makesItsCoreOnFirstChange() {
+    let bag = CancelBag()
+    #expect(bag.count == 0 && !bag.hasEnded && bag.endReason == nil)
+    #expect(!bag.isRunning(key: "k") && bag.itemSnapshots().isEmpty)
+    bag.cancelAll()
+    bag.cancel(key: "k")
+    #expect(bag.madeCore == nil)
+    let registration = bag.add(RecordingWork())
+    #expect(bag.madeCore == registration.core)
+  }
+
+  @Test("made by one of two threads racing to add first, holds the work of both")
+  func threadsRacingToAddFirstShareOneCore() async {
+    for _ in 0..<1_000 {
+      let bag = CancelBag()
+      let works = [RecordingWork(), RecordingWork()]
+      let arrived = Protected(0)
+      let cores = Protected<[BagCore]>([])
+      await onThreads(works.count) { index in
+        // Both threads spin until both are here, so that their first adds meet.
+        arrived.withLock { $0 += 1 }
+        while arrived.current < works.count {}
+        let core = bag.add(works[index]).core
+        cores.withLock { $0.append(core) }
+      }
+      #expect(bag.count == works.count)
+      #expect(cores.current.allSatisfy { $0 == bag.madeCore })
+      bag.end(reason: .explicit)
+      #expect(works.allSatisfy { $0.reasons == [.explicit] })
+    }
+  }
+
   @Test("keeps the first reason when it is ended twice, and cancels nothing the second time")
   func endIsIdempotent() {
     let bag = CancelBag()
