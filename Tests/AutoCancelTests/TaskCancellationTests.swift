@@ -8,14 +8,21 @@ struct TaskCancellationTests {
   @Test("publishes the bag's reason to the running task, and withdraws it when the task ends")
   func withdrawsTheReasonAtTheEnd() async {
     let cancellation = TaskCancellation()
-    let (during, after) = await Task { () -> (CancellationReason?, CancellationReason?) in
+    let (begun, cancelled) = (Gate(), Gate())
+    let task = Task { () -> (CancellationReason?, CancellationReason?) in
       cancellation.begin()
-      cancellation.cancel(reason: .custom("left"))
+      begun.open()
+      await cancelled.wait()
       let during = TaskCancellation.reasonForCurrentTask()
       cancellation.end()
       // Still the same task, so the same identity: only the withdrawal makes this nil.
       return (during, TaskCancellation.reasonForCurrentTask())
-    }.value
+    }
+    cancellation.attach(task)
+    await begun.wait()
+    cancellation.cancel(reason: .custom("left"))
+    cancelled.open()
+    let (during, after) = await task.value
     #expect(during == .custom("left"))
     #expect(after == nil)
   }
@@ -33,23 +40,57 @@ struct TaskCancellationTests {
     #expect(reason == .replaced)
   }
 
+  @Test("publishes the reason as it is attached, when the bag cancelled a running task first")
+  func publishesFromAttachWhenCancelledBeforeIt() async {
+    let cancellation = TaskCancellation()
+    let (begun, attached) = (Gate(), Gate())
+    let task = Task { () -> (Bool, CancellationReason?) in
+      cancellation.begin()
+      defer { cancellation.end() }
+      begun.open()
+      await attached.wait()
+      return (Task.isCancelled, CancellationReason.current)
+    }
+    await begun.wait()
+    cancellation.cancel(reason: .timedOut)
+    cancellation.attach(task)
+    attached.open()
+    let (cancelled, reason) = await task.value
+    #expect(cancelled)
+    #expect(reason == .timedOut)
+  }
+
   @Test("publishes nothing for a task whose handle cancelled it before the bag did")
   func publishesNothingAfterAHandleCancel() async {
     let cancellation = TaskCancellation()
-    let reason = await Task { () -> CancellationReason? in
+    let (begun, cancelled) = (Gate(), Gate())
+    let task = Task { () -> CancellationReason? in
       cancellation.begin()
       defer { cancellation.end() }
-      cancellation.attach(HandleCancelledFirst())
-      cancellation.cancel(reason: .ownerGone)
+      begun.open()
+      await cancelled.wait()
       return TaskCancellation.reasonForCurrentTask()
-    }.value
-    #expect(reason == nil)
+    }
+    cancellation.attach(task)
+    await begun.wait()
+    task.cancel()
+    cancellation.cancel(reason: .ownerGone)
+    cancelled.open()
+    #expect(await task.value == nil)
     #expect(cancellation.reason == .ownerGone)
   }
-}
 
-/// A task handle through which the task was cancelled already.
-private struct HandleCancelledFirst: CancellableTask {
-  var isCancelled: Bool { true }
-  func cancel() {}
+  @Test("names the task by its own type")
+  func namesTheTaskByItsType() async {
+    let cancellation = TaskCancellation()
+    let gate = Gate()
+    let task = Task { () -> Int in
+      await gate.wait()
+      return 1
+    }
+    cancellation.attach(task)
+    #expect(cancellation.wrappedTypeName == "Task<Int, Never>")
+    gate.open()
+    _ = await task.value
+  }
 }
