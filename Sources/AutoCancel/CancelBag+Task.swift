@@ -192,7 +192,8 @@ extension CancelBag {
     key: (any Hashable & Sendable)?, label: String?, policy: KeyPolicy = .replace,
     file: StaticString, line: UInt
   ) -> (launch: BagTask, name: String?)? {
-    let cancellation = TaskCancellation()
+    let core = self.core
+    let cancellation = TaskCancellation(core: core)
     // Compared, not bound: binding would copy the key, an existential, on every launch.
     guard key != nil else {
       let registration = add(cancellation, label: label, file: file, line: line)

@@ -564,24 +564,25 @@ struct BagCore: Sendable {
     }
   }
 
-  /// A task launched under a key returned, or learned that it never runs: finishes its
-  /// registration if it is still in flight, and gives its key back, letting the next waiting
-  /// launch through.
+  /// A task the bag launched returned, threw `failure` (an error that is not a cancellation)
+  /// or learned that it never runs: under one lock, withdraws the bag's reason from it
+  /// (`cancellation`), ends its registration if it is still in flight (as failed if it threw),
+  /// and, launched under a key (`turn`), gives its key back, letting the next waiting launch
+  /// through.
   @usableFromInline
-  func taskReturned(_ ticket: Ticket, turn: KeyTurn) {
-    taskReturned(ticket, turn: turn, failure: nil)
-  }
-
-  /// ``taskReturned(_:turn:)`` of a task whose operation threw `failure`, not a cancellation
-  /// (nil when it returned): observers hear that it failed rather than finished.
-  func taskReturned(_ ticket: Ticket, turn: KeyTurn, failure: (any Error)?) {
+  func taskEnded(
+    _ ticket: Ticket, cancellation: TaskCancellation, turn: KeyTurn?, failure: (any Error)?
+  ) {
     let (removed, effects, observers) = withLock {
       state -> (RemovedItem?, KeyEffects?, [Observer]?) in
-      let (removed, effects) = state.taskReturned(ticket, turn: turn)
-      if removed != nil, failure != nil { state.countFailed() }
-      return (removed, effects, removed == nil ? nil : state.observersToNotify)
+      cancellation.endUnderLock()
+      let (removed, effects) =
+        turn.map { state.taskReturned(ticket, turn: $0) } ?? (state.remove(ticket), nil)
+      guard removed != nil else { return (nil, effects, nil) }
+      if failure != nil { state.countFailed() }
+      return (removed, effects, state.observersToNotify)
     }
-    if let removed {
+    if let removed, removed.details != nil || observers != nil {
       removed.details?.itemEnded()
       notify(observers, failure.map { .failed($0) } ?? .finished, removed)
     }

@@ -84,15 +84,11 @@ struct BagTask: Sendable {
   }
 
   /// The task's run is over: withdraws the bag's reason from it, finishes its registration, and
-  /// gives its key back.
+  /// gives its key back, in one trip to the bag's lock.
   @inlinable
   func returned() {
-    cancellation.end()
-    if let turn {
-      registration.core.taskReturned(registration.ticket, turn: turn)
-    } else {
-      registration.finish()
-    }
+    registration.core.taskEnded(
+      registration.ticket, cancellation: cancellation, turn: turn, failure: nil)
   }
 
   /// The task's run is over because its operation threw `error`: as ``returned()``, but a
@@ -101,13 +97,9 @@ struct BagTask: Sendable {
   /// Not inlinable: only the throwing path pays for it, and the error's check.
   @usableFromInline
   func returned(throwing error: any Error) {
-    guard !error.isCancellation else { return returned() }
-    cancellation.end()
-    if let turn {
-      registration.core.taskReturned(registration.ticket, turn: turn, failure: error)
-    } else {
-      registration.core.fail(registration.ticket, error: error)
-    }
+    registration.core.taskEnded(
+      registration.ticket, cancellation: cancellation, turn: turn,
+      failure: error.isCancellation ? nil : error)
   }
 
   /// The name of a task launched under a key (SE-0469): `label [key]`, or `[key]`.

@@ -10,10 +10,17 @@
 /// into the new task, or an async frame around the operation) and is inherited by every
 /// task made inside, which must not read the reason; the table costs only cancelled tasks.
 ///
-/// Usable from inline code, with `init`, `attach`, `begin`, `end` and the cancel methods, for
-/// the inlinable `CancelBag.launch`, which is specialized for each caller's task type.
+/// Its state is guarded by its bag's lock rather than a lock of its own: a launch then makes one
+/// object fewer, and the end of the task's run and the end of its registration are one trip to
+/// the lock (`BagCore.taskEnded`).
+///
+/// Usable from inline code, with `init`, `attach`, `begin` and the cancel methods, for the
+/// inlinable `CancelBag.launch`, which is specialized for each caller's task type.
 @usableFromInline
-final class TaskCancellation: ReasonAwareCancellable, WrappingWork, StopReporting {
+final class TaskCancellation: ReasonAwareCancellable, WrappingWork, StopReporting,
+  @unchecked Sendable
+{
+  // Safety: `state` is touched only under the lock of `core`, its bag's; `core` never changes.
   /// Stored as it is, flagged for the watch of overdue work: its task can tell that it
   /// stopped. Its own witness, as the class default cannot know.
   @usableFromInline
@@ -65,14 +72,18 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork, StopReportin
   /// `withValue` binding (BENCHMARKS.md), where the table costs only the tasks cancelled.
   private static let cancelledTasks = Locked<[Int: CancellationReason]>([:])
 
-  private let locked = Locked(State())
+  /// The bag's core, whose lock guards `state`.
+  let core: BagCore
+  private var state = State()
 
-  /// A cancellation with no task yet: `attach` gives it one.
+  /// A cancellation with no task yet, for a task of the bag of `core`: `attach` gives it one.
   @usableFromInline
-  init() {}
+  init(core: BagCore) {
+    self.core = core
+  }
 
   private func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-    try locked.withLock(body)
+    try core.withLock { _ in try body(&state) }
   }
 
   /// Gives the task to cancel; cancels it at once if a cancel came first.
@@ -117,15 +128,18 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork, StopReportin
     }
   }
 
-  /// Called by the bag task after its operation, before it finishes its registration.
-  @usableFromInline
-  func end() {
-    withLock { state in
-      if case .running(published: let identity?) = state.run {
-        TaskCancellation.cancelledTasks.withLock { $0[identity] = nil }
-      }
-      state.run = .ended
+  /// The bag task's run is over: withdraws the bag's reason from it. Called under the bag's
+  /// lock, by `BagCore.taskEnded`, as the task's registration ends.
+  func endUnderLock() {
+    if case .running(published: let identity?) = state.run {
+      TaskCancellation.cancelledTasks.withLock { $0[identity] = nil }
     }
+    state.run = .ended
+  }
+
+  /// ``endUnderLock()``, taking the lock: for a run that ends apart from its registration.
+  func end() {
+    core.withLock { _ in endUnderLock() }
   }
 
   /// Why its bag cancelled the bag task running now; nil in any other task, and in a bag
