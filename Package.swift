@@ -10,9 +10,8 @@ let package = Package(
     .library(name: "AutoCancelObjC", targets: ["AutoCancelObjC"]),
     // Checks for apps' tests: waiting until a bag is idle, naming the work it still holds.
     .library(name: "AutoCancelTesting", targets: ["AutoCancelTesting"]),
-    // Instruments signposts of every bag's work, turned on at launch.
-    .library(name: "AutoCancelSignposts", targets: ["AutoCancelSignposts"]),
-    // Counts the bags alive by label and reports owners that pile up, turned on at launch.
+    // What apps watch while they debug and profile, turned on at launch: bags alive by label,
+    // owners piling up, work that outlives its cancel, the account of bags' work, signposts.
     .library(name: "AutoCancelDiagnostics", targets: ["AutoCancelDiagnostics"]),
     // Not for apps: the loopback test server and the seeded generator that this package's
     // tests share with the demo and bench in Demo/, a package of its own that can reach them
@@ -35,10 +34,10 @@ let package = Package(
     .target(name: "AutoCancelObjC", dependencies: ["AutoCancel"]),
     // Checks for tests, free of XCTest and Swift Testing, so that any test target links it.
     .target(name: "AutoCancelTesting", dependencies: ["AutoCancel"]),
-    // Instruments signposts: what to signpost is platform-neutral (and tested everywhere),
-    // `OSSignposter` only where `os` exists.
-    .target(name: "AutoCancelSignposts", dependencies: ["AutoCancel"]),
-    // What apps watch while they debug: bags alive by label, owners piling up.
+    // What apps watch while they debug and profile, each part an instrument on the core's
+    // seam: bags alive by label, owners piling up, work that outlives its cancel, the account
+    // of bags' work, signposts (what to signpost is platform-neutral, and tested everywhere;
+    // `OSSignposter` only where `os` exists).
     .target(name: "AutoCancelDiagnostics", dependencies: ["AutoCancel"]),
     // A tiny HTTP/1.1 server on 127.0.0.1 for the tests and the demo.
     .target(name: "LoopbackHTTPServer"),
@@ -90,17 +89,13 @@ let package = Package(
         "AutoCancel", "AutoCancelDiagnostics", "AutoCancelTestSupport", "SeededRandom",
       ]
     ),
-    .testTarget(
-      name: "AutoCancelSignpostsTests",
-      dependencies: ["AutoCancel", "AutoCancelSignposts", "AutoCancelTestSupport"]
-    ),
     // The samples of the DocC articles on apps, Combine, Objective-C and the account of what
     // was saved, compiled and run (Apple-only ones inside `#if`).
     .testTarget(
       name: "DocumentationSamplesTests",
       dependencies: [
         "AutoCancel", "AutoCancelDiagnostics", "AutoCancelNetworking", "AutoCancelObjC",
-        "AutoCancelSignposts", "AutoCancelTestSupport",
+        "AutoCancelTestSupport",
       ]
     ),
   ],

@@ -3,7 +3,6 @@
 import AutoCancel
 import AutoCancelDiagnostics
 import AutoCancelNetworking
-import AutoCancelSignposts
 
 // MARK: Turning the account on
 

@@ -1,5 +1,5 @@
 import AutoCancel
-import AutoCancelSignposts
+@testable import AutoCancelDiagnostics
 import AutoCancelTestSupport
 import Testing
 
