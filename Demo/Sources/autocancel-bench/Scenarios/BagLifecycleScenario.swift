@@ -14,7 +14,8 @@ struct BagLifecycleScenario: Scenario {
       emptyImpls.map { impl in { impl.addLiveThenEnd(0, bags) / Double(bags) } })
     let oneItem = suite.interleave(
       oneItemImpls.map { impl in { impl.addLiveThenEnd(1, bags) / Double(bags) } })
-    let emptyReport = ScenarioReport(
+    // A screen's bag costs no more than a locked dictionary would, empty or with one item.
+    var emptyReport = ScenarioReport(
       name: "S2-bag-empty",
       title: "create an empty bag and release it, \(grouped(bags)) bags per repetition (ns per "
         + "bag)",
@@ -30,6 +31,8 @@ struct BagLifecycleScenario: Scenario {
       results: zip(oneItemImpls, oneItem).map {
         Figure(scenario: "S2-bag-1", implementation: $0.name, unit: "ns", samples: $1)
       })
+    emptyReport.target = Target.ratio("plain", atMost: 1.0)
+    oneItemReport.target = Target.ratio("plain", atMost: 1.0)
     oneItemReport.notes.append(
       "the item is live when the bag ends: the bag cancels and releases it; floor is the work "
         + "item's allocation and release alone.")
