@@ -34,7 +34,8 @@
     ///   - key: Latest wins, as in ``task(key:label:priority:file:line:operation:)->Task<Success,Error>``.
     ///   - label: A name shown in snapshots and events, and the task's name.
     ///   - priority: The task's priority.
-    ///   - file: The call's `#fileID`, kept as its call site (see <doc:Contracts#Call-sites>): leave the default.
+    ///   - file: The call's `#fileID`, kept as its call site (see
+    ///     <doc:Contracts#Call-sites>): leave the default.
     ///   - line: The call's `#line`: leave the default.
     ///   - isolation: The caller's actor: leave the default.
     ///   - operation: The work.

@@ -42,7 +42,8 @@ extension CancelBag {
   ///     ``task(key:policy:label:priority:file:line:operation:)``.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
-  ///   - file: The call's `#fileID`, kept as its call site (see <doc:Contracts#Call-sites>): leave the default.
+  ///   - file: The call's `#fileID`, kept as its call site (see
+  ///     <doc:Contracts#Call-sites>): leave the default.
   ///   - line: The call's `#line`: leave the default.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel.
@@ -121,7 +122,8 @@ extension CancelBag {
   ///   - policy: What to do when work under `key` runs.
   ///   - label: A name shown in snapshots and events, and the task's name.
   ///   - priority: The task's priority.
-  ///   - file: The call's `#fileID`, kept as its call site (see <doc:Contracts#Call-sites>): leave the default.
+  ///   - file: The call's `#fileID`, kept as its call site (see
+  ///     <doc:Contracts#Call-sites>): leave the default.
   ///   - line: The call's `#line`: leave the default.
   ///   - operation: The work.
   /// - Returns: The task, to await or cancel; `nil` if `policy` refused the launch.

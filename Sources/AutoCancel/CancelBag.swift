@@ -89,12 +89,11 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
 
   deinit {
     // A bag never given work has no core: nothing to cancel, and no one to tell.
-    let word = autocancel_word_load(coreWordAddress)
-    guard word != 0 else { return }
-    let core = BagCore(unretainedWord: word)
+    guard let core = madeCore else { return }
     core.end(reason: .ownerGone, trigger: .bagReleased)
     if isInstrumented { core.released() }
-    BagCore.release(word: word)
+    // The bag's own reference to its core, taken by `makeCore()`.
+    BagCore.release(word: autocancel_word_load(coreWordAddress))
   }
 
   /// The bag's core, made now if it was not: the state and lock that its registrations and
@@ -165,7 +164,8 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   ///     reason ``CancellationReason/replaced``, when this work is added. Keys compare as
   ///     `AnyHashable` does (`3` and `UInt8(3)` are the same key).
   ///   - label: A name shown in `snapshot()`, events and ``debugDescription``.
-  ///   - file: The call's `#fileID`, kept as its call site (see <doc:Contracts#Call-sites>): leave the default.
+  ///   - file: The call's `#fileID`, kept as its call site (see
+  ///     <doc:Contracts#Call-sites>): leave the default.
   ///   - line: The call's `#line`: leave the default.
   /// - Returns: The registration: finish it when the work completes, or cancel it alone.
   @inlinable @discardableResult
