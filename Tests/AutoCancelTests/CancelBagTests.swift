@@ -284,30 +284,6 @@ struct CancelBagTests {
 
   // MARK: Misuse
 
-  @Test("does nothing when a registration is finished twice")
-  func finishingTwice() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
-    registration.finish()
-    registration.finish()
-    #expect(!registration.isActive)
-    bag.end()
-    #expect(probe.cancelCount == 0)
-  }
-
-  @Test("cancels once when a registration is cancelled twice")
-  func cancellingTwice() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
-    registration.cancel()
-    registration.cancel(reason: .timedOut)
-    #expect(probe.reasons == [.explicit])
-    bag.end()
-    #expect(probe.cancelCount == 1)
-  }
-
   @Test("makes two registrations when the same work is added twice, and cancels it twice")
   func addingTheSameWorkTwice() {
     let bag = CancelBag()
