@@ -99,10 +99,6 @@ private func bindGenerically<Work: AutoCancellable>(_ work: Work, to owner: some
   owner.autoCancel(work)
 }
 
-private final class Owner: AutoCancelOwner, Sendable {
-  let cancelBag = CancelBag()
-}
-
 /// A value type that reports its finish.
 private struct FinishingValue: FinishReporting {
   let work: RecordingFinishingWork
