@@ -14,13 +14,15 @@ struct AutoCancellableTests {
     #expect(inBag.cancelCount == 1)
   }
 
-  @Test("hears the reason when it is reason-aware, and defaults cancel() to explicit")
+  @Test("hears the reason when it is reason-aware")
   func reasonAwareWorkHearsTheReason() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    bag.add(probe)
+    let (bag, probe, _) = bagHoldingWork()
     bag.end(reason: .custom("closed"))
     #expect(probe.reasons == [.custom("closed")])
+  }
+
+  @Test("defaults cancel() to the reason explicit when it implements only cancel(reason:)")
+  func reasonAwareCancelDefaultsToExplicit() {
     let direct = ReasonOnly()
     direct.cancel()
     #expect(direct.reasons.current == [.explicit])
