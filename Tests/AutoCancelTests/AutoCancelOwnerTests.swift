@@ -111,7 +111,7 @@ struct AutoCancelOwnerTests {
   @Test("binds class work to its lifetime with autoCancel")
   func autoCancelBindsClassWork() {
     let probe = RecordingWork()
-    var owner: Owner? = Owner()
+    var owner: ModelOwner? = ModelOwner()
     let registration = owner!.autoCancel(probe, key: "file", label: "download")
     #expect(registration.isActive)
     #expect(owner!.cancelBag.snapshot().map(\.label) == ["download"])
@@ -123,7 +123,7 @@ struct AutoCancelOwnerTests {
   @Test("binds a Task to its lifetime with autoCancel")
   func autoCancelBindsATask() async {
     let started = Gate()
-    var owner: Owner? = Owner()
+    var owner: ModelOwner? = ModelOwner()
     let task = Task {
       started.open()
       await suspendUntilCancelled()

@@ -59,7 +59,7 @@ struct AutoCancellableTests {
     "leaves by itself, or stays, for what the work is, however the call site typed it",
     arguments: CallForm.allCases)
   func callSiteDoesNotDecide(site: CallForm) async {
-    let owner = Owner()
+    let owner = ModelOwner()
     let finishing = RecordingFinishingWork()
     let finishingValue = FinishingValue(RecordingFinishingWork())
     let task = Task {}

@@ -52,7 +52,7 @@ struct CancelBagTests {
   @Test("never retains its owner: the owner deinitializes and its work is cancelled (ownerGone)")
   func neverRetainsItsOwner() async {
     let probe = RecordingWork()
-    var screen: Owner? = Owner()
+    var screen: ModelOwner? = ModelOwner()
     let weakScreen = WeakBox(screen)
     screen!.autoCancel(probe)
     let task = await screen!.cancelBag.taskUntilCancelled { CancellationReason.current }
@@ -136,7 +136,7 @@ struct CancelBagTests {
   func cancelledDispatchWorkItemNeverRuns() {
     let ran = Protected(false)
     let item = DispatchWorkItem { ran.withLock { $0 = true } }
-    var owner: Owner? = Owner()
+    var owner: ModelOwner? = ModelOwner()
     owner!.cancelBag.add(item, label: "save")
     owner = nil
     #expect(item.isCancelled)

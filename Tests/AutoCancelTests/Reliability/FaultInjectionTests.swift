@@ -90,7 +90,7 @@ struct FaultInjectionTests {
   @Test("while the owner's deinit blocks in a cancel, the bag's registrations stay usable")
   func registrationsStayUsableWhileTheOwnersDeinitBlocks() async throws {
     let (entered, release) = (Gate(), Gate())
-    let owner = Protected<Owner?>(Owner())
+    let owner = Protected<ModelOwner?>(ModelOwner())
     let weakOwner = WeakBox(owner.current)
     let records = (0..<3).map { ItemRecord(id: $0) }
     let registrations = owner.withLock { owner in
@@ -247,7 +247,7 @@ struct FaultInjectionTests {
 
   @Test("an owner's deinit may run inside another bag's cancel")
   func ownerDeinitRunsInsideAnotherBagsCancel() {
-    let holder = Protected<Owner?>(Owner())
+    let holder = Protected<ModelOwner?>(ModelOwner())
     let weakOwner = WeakBox(holder.current)
     let records = (0..<2).map { ItemRecord(id: $0) }
     holder.withLock { owner in
@@ -262,7 +262,7 @@ struct FaultInjectionTests {
 
   @Test("an owner's deinit may run inside the cancel of one of its own items")
   func ownerDeinitRunsInsideItsOwnItemsCancel() {
-    let holder = Protected<Owner?>(Owner())
+    let holder = Protected<ModelOwner?>(ModelOwner())
     let weakOwner = WeakBox(holder.current)
     let records = (0..<3).map { ItemRecord(id: $0) }
     let registration = holder.withLock { owner in
@@ -282,7 +282,7 @@ struct FaultInjectionTests {
   @Test("a chain of owners, each dropped by the previous one's cancel, all go, each item once")
   func chainOfOwnersGoesAway() {
     let depth = 64
-    let owners = (0..<depth).map { _ in Protected<Owner?>(Owner()) }
+    let owners = (0..<depth).map { _ in Protected<ModelOwner?>(ModelOwner()) }
     let weakOwners = owners.map { holder in WeakBox(holder.current) }
     let records = (0..<depth).map { ItemRecord(id: $0) }
     for index in 0..<depth {
@@ -349,7 +349,7 @@ struct FaultInjectionTests {
     // main thread: compare with the thread this test runs on.
     let here = ObjectIdentifier(Thread.current)
     let threads = Protected<[ObjectIdentifier]>([])
-    var owner: Owner? = Owner()
+    var owner: ModelOwner? = ModelOwner()
     for _ in 0..<3 {
       owner!.cancelBag.add { _ in threads.withLock { $0.append(ObjectIdentifier(Thread.current)) } }
     }
@@ -359,7 +359,7 @@ struct FaultInjectionTests {
   }
 }
 
-extension Protected where Value == Owner? {
+extension Protected where Value == ModelOwner? {
   /// Takes the owner out and drops it: the only strong reference goes away here, outside the
   /// box's lock, so that the owner's deinit runs in this call.
   func dropOwner() {

@@ -59,8 +59,8 @@ struct LeakTests {
 
   @Test("the owner, its bag and every work item are freed when the owner goes away")
   func ownerBagAndWorkAreFreedWithTheOwner() {
-    var owner: Owner? = Owner()
-    weak var weakOwner: Owner?
+    var owner: ModelOwner? = ModelOwner()
+    weak var weakOwner: ModelOwner?
     weakOwner = owner
     weak var weakBag: CancelBag?
     weakBag = owner?.cancelBag
@@ -77,7 +77,7 @@ struct LeakTests {
 
   @Test("ending a bag frees its work while the owner and the registrations stay")
   func endFreesTheWork() {
-    let owner = Owner()
+    let owner = ModelOwner()
     let (payloads, registrations) = Self.fill(owner.cancelBag)
     owner.cancelBag.end()
     #expect(payloads.allSatisfy { $0.object == nil })
@@ -123,8 +123,8 @@ struct LeakTests {
 
   @Test("a task launched by the bag frees what it captured once the bag ends and it returns")
   func bagTaskFreesItsCaptures() async {
-    var owner: Owner? = Owner()
-    weak var weakOwner: Owner?
+    var owner: ModelOwner? = ModelOwner()
+    weak var weakOwner: ModelOwner?
     weakOwner = owner
     let payload = Payload()
     weak var weakPayload: Payload?

@@ -1,7 +1,7 @@
 /// A weak reference, to check that something was freed.
 ///
 /// ```swift
-/// var owner: Owner? = Owner()
+/// var owner: ModelOwner? = ModelOwner()
 /// let weakOwner = WeakBox(owner)
 /// owner = nil
 /// #expect(weakOwner.object == nil)

@@ -16,6 +16,11 @@ struct ReliabilityFailure: Error, CustomStringConvertible {
   }
 }
 
+/// An owner as an app writes one: the bag is a stored `let`.
+final class ModelOwner: AutoCancelOwner, Sendable {
+  let cancelBag = CancelBag(label: "model owner")
+}
+
 /// One seeded single-threaded run: random operations on a family of bags and on their
 /// reference models, with the two compared after every operation.
 ///
@@ -63,8 +68,8 @@ struct SingleThreadedRun {
   private var random: SeededGenerator
   private var log = CancelLog()
   private var models = Array(repeating: ReferenceModel(), count: Member.allCases.count)
-  private var owner: Owner? = Owner()
-  private var otherOwner: Owner? = Owner()
+  private var owner: ModelOwner? = ModelOwner()
+  private var otherOwner: ModelOwner? = ModelOwner()
   private var child: CancelBag?
   private var linked: CancelBag?
   private var madeChild = false
@@ -139,8 +144,8 @@ struct SingleThreadedRun {
       // The main bag is gone, or has ended: let the family go, and start a new one.
       operation = .newFamily
       try dropFamily()
-      owner = Owner()
-      otherOwner = Owner()
+      owner = ModelOwner()
+      otherOwner = ModelOwner()
       (child, linked, madeChild, madeLinked) = (nil, nil, false, false)
       models = Array(repeating: ReferenceModel(), count: Member.allCases.count)
       previous += current
