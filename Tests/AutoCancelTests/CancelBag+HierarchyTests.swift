@@ -113,8 +113,10 @@ struct ChildBagTests {
   func childOfEndedParent() {
     let parent = CancelBag()
     parent.end()
-    let (child, work, _) = bagHoldingWork(CancelBag(parent: parent))
+    let child = CancelBag(parent: parent)
     #expect(child.endReason == .parentEnded)
+    let work = RecordingWork()
+    child.add(work)
     #expect(work.reasons == [.parentEnded])
   }
 
