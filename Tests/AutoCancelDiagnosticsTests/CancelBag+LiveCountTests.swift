@@ -108,9 +108,9 @@ extension ReportHandlerSuites {
     init() { AutoCancelDiagnostics.enable() }
 
     @Test("are reported once, when making a bag takes the label over its limit")
-    func reportedOnceOverLimit() {
+    func reportedOnceOverLimit() throws {
       let label = "piling-up-once"
-      withPileUpReports(prefix: label, limit: 2) { reports in
+      try withPileUpReports(prefix: label, limit: 2) { reports in
         var bags = [CancelBag(label: label), CancelBag(label: label)]
         #expect(reports.current.isEmpty)
         bags.append(CancelBag(label: label))
@@ -121,9 +121,10 @@ extension ReportHandlerSuites {
         // Still over: the same pile-up, not reported again.
         bags.append(CancelBag(label: label))
         #expect(reports.current.count == 1)
-        print(reports.current[0])
+        let report = try #require(reports.current.first)
+        print(report)
         #expect(
-          reports.current[0].description
+          report.description
             == "AutoCancel: 3 bags labelled piling-up-once are alive, over their limit of 2: "
             + "are their owners kept alive by a strong capture?")
         withExtendedLifetime(bags) {}
