@@ -74,20 +74,32 @@ struct CancelBagLiveCountTests {
   }
 }
 
+/// Runs `body` with ``CancelBag/pilingUpHandler`` set to `handler` and, if `limit` is given,
+/// with that limit of live bags for `label`, then restores both. The handler is process-wide:
+/// the suite below is the only one that sets it, one test at a time.
+private func withPileUpHandler(
+  _ handler: @escaping @Sendable (PilingUpBags) -> Void, limit: Int? = nil, label: String,
+  _ body: () throws -> Void
+) rethrows {
+  let old = CancelBag.pilingUpHandler
+  CancelBag.pilingUpHandler = handler
+  defer { CancelBag.pilingUpHandler = old }
+  if let limit { CancelBag.setLiveCountLimit(limit, label: label) }
+  defer { if limit != nil { CancelBag.setLiveCountLimit(nil, label: label) } }
+  try body()
+}
+
 /// Runs `body` with ``CancelBag/pilingUpHandler`` recording the reports of labels starting
-/// with `prefix`, then restores it. The handler is process-wide: the suite below is the only
-/// one that sets it, one test at a time.
+/// with `prefix`, and with a limit of `limit` live bags labelled `prefix` if one is given.
 private func withPileUpReports(
-  prefix: String, _ body: (Protected<[PilingUpBags]>) throws -> Void
+  prefix: String, limit: Int? = nil, _ body: (Protected<[PilingUpBags]>) throws -> Void
 ) rethrows {
   let reports = Protected<[PilingUpBags]>([])
-  let old = CancelBag.pilingUpHandler
-  CancelBag.pilingUpHandler = { report in
+  let record: @Sendable (PilingUpBags) -> Void = { report in
     guard report.label.hasPrefix(prefix) else { return }
     reports.withLock { $0.append(report) }
   }
-  defer { CancelBag.pilingUpHandler = old }
-  try body(reports)
+  try withPileUpHandler(record, limit: limit, label: prefix) { try body(reports) }
 }
 
 extension ReportHandlerSuites {
@@ -96,11 +108,9 @@ extension ReportHandlerSuites {
     init() { AutoCancelDiagnostics.enable() }
 
     @Test("are reported once, when making a bag takes the label over its limit")
-    func reportedOnceOverLimit() {
+    func reportedOnceOverLimit() throws {
       let label = "piling-up-once"
-      withPileUpReports(prefix: label) { reports in
-        CancelBag.setLiveCountLimit(2, label: label)
-        defer { CancelBag.setLiveCountLimit(nil, label: label) }
+      try withPileUpReports(prefix: label, limit: 2) { reports in
         var bags = [CancelBag(label: label), CancelBag(label: label)]
         #expect(reports.current.isEmpty)
         bags.append(CancelBag(label: label))
@@ -111,9 +121,10 @@ extension ReportHandlerSuites {
         // Still over: the same pile-up, not reported again.
         bags.append(CancelBag(label: label))
         #expect(reports.current.count == 1)
-        print(reports.current[0])
+        let report = try #require(reports.current.first)
+        print(report)
         #expect(
-          reports.current[0].description
+          report.description
             == "AutoCancel: 3 bags labelled piling-up-once are alive, over their limit of 2: "
             + "are their owners kept alive by a strong capture?")
         withExtendedLifetime(bags) {}
@@ -123,9 +134,7 @@ extension ReportHandlerSuites {
     @Test("are reported again after the count came back under the limit")
     func rearmedUnderLimit() {
       let label = "piling-up-rearmed"
-      withPileUpReports(prefix: label) { reports in
-        CancelBag.setLiveCountLimit(1, label: label)
-        defer { CancelBag.setLiveCountLimit(nil, label: label) }
+      withPileUpReports(prefix: label, limit: 1) { reports in
         let first = CancelBag(label: label)
         var second: CancelBag? = CancelBag(label: label)
         #expect(reports.current.count == 1)
@@ -156,18 +165,16 @@ extension ReportHandlerSuites {
     func handlerMayMakeBags() {
       let label = "piling-up-reentrant"
       let made = Protected<[CancelBag]>([])
-      let old = CancelBag.pilingUpHandler
-      CancelBag.pilingUpHandler = { report in
+      let makeOne: @Sendable (PilingUpBags) -> Void = { report in
         guard report.label == label else { return }
         made.withLock { $0.append(CancelBag(label: label)) }
       }
-      defer { CancelBag.pilingUpHandler = old }
-      CancelBag.setLiveCountLimit(0, label: label)
-      defer { CancelBag.setLiveCountLimit(nil, label: label) }
-      let bag = CancelBag(label: label)
-      #expect(made.current.count == 1)
-      #expect(CancelBag.liveCount(label: label) == 2)
-      withExtendedLifetime(bag) {}
+      withPileUpHandler(makeOne, limit: 0, label: label) {
+        let bag = CancelBag(label: label)
+        #expect(made.current.count == 1)
+        #expect(CancelBag.liveCount(label: label) == 2)
+        withExtendedLifetime(bag) {}
+      }
     }
   }
 }

@@ -23,10 +23,37 @@ private func withOverdueReports(
   try await body(reports)
 }
 
-/// Waits, ignoring cancellation, until `release` fires: what a task that never checks for
-/// cancellation does. (A detached task is not cancelled with the one that awaits it.)
-private func ignoringCancellation(until release: Gate) async {
-  await Task.detached { await release.wait() }.value
+/// A task that ignores its cancel until the test lets it return: what a task that never
+/// checks for cancellation does. (It waits in a detached task, which is not cancelled with it.)
+private struct IgnoringTask {
+  private let release: Gate
+  private let task: Task<Void, Never>
+
+  /// Launched by `bag` under `label`.
+  static func launched(by bag: CancelBag, label: String) -> IgnoringTask {
+    IgnoringTask { operation in bag.task(label: label, operation: operation) }
+  }
+
+  /// A plain `Task` bound to `bag` with `add`, under `label`.
+  static func added(to bag: CancelBag, label: String) -> IgnoringTask {
+    IgnoringTask { operation in
+      let task = Task(operation: operation)
+      bag.add(task, label: label)
+      return task
+    }
+  }
+
+  private init(start: (@escaping @Sendable () async -> Void) -> Task<Void, Never>) {
+    let release = Gate()
+    self.release = release
+    task = start { await Task.detached { await release.wait() }.value }
+  }
+
+  /// Lets the task return, and waits until it has.
+  func finish() async {
+    release.open()
+    await task.value
+  }
 }
 
 extension ReportHandlerSuites {
@@ -36,10 +63,7 @@ extension ReportHandlerSuites {
     func ignoringTaskIsReportedOnce() async {
       await withOverdueReports(threshold: 0.2, prefix: "overdue-ignoring") { reports in
         let bag = CancelBag()
-        let release = Gate()
-        let task = bag.task(label: "overdue-ignoring") {
-          await ignoringCancellation(until: release)
-        }
+        let task = IgnoringTask.launched(by: bag, label: "overdue-ignoring")
         bag.cancelAll(reason: .custom("screen left"))
         await waitUntil("the task is reported") { !reports.current.isEmpty }
         // Later visits, by the reaper or by hand, do not report it again.
@@ -53,8 +77,7 @@ extension ReportHandlerSuites {
         #expect(all.first?.reason == .custom("screen left"))
         #expect((all.first?.secondsSinceCancel ?? 0) >= 0.2)
         #expect(all.first?.description.contains("after it was cancelled (screen left)") == true)
-        release.open()
-        await task.value
+        await task.finish()
       }
     }
 
@@ -82,12 +105,10 @@ extension ReportHandlerSuites {
     func stoppingAfterTheReportIsNotReportedAgain() async {
       await withOverdueReports(threshold: 0, prefix: "overdue-late") { reports in
         let bag = CancelBag()
-        let release = Gate()
-        let task = bag.task(label: "overdue-late") { await ignoringCancellation(until: release) }
+        let task = IgnoringTask.launched(by: bag, label: "overdue-late")
         bag.cancelAll()
         await waitUntil("the task is reported") { !reports.current.isEmpty }
-        release.open()
-        await task.value
+        await task.finish()
         _ = OverdueWatch.visit()
         #expect(reports.current.count == 1)
       }
@@ -97,9 +118,7 @@ extension ReportHandlerSuites {
     func addedTaskAndFinishReportingWork() async {
       await withOverdueReports(threshold: 0, prefix: "overdue-kind") { reports in
         let bag = CancelBag()
-        let release = Gate()
-        let task = Task { await ignoringCancellation(until: release) }
-        bag.add(task, label: "overdue-kind task")
+        let task = IgnoringTask.added(to: bag, label: "overdue-kind task")
         let running = RecordingFinishingWork()
         bag.add(running, label: "overdue-kind running")
         let finished = RecordingFinishingWork()
@@ -113,8 +132,7 @@ extension ReportHandlerSuites {
         let reported = reports.current.map { $0.item.label ?? "" }.sorted()
         #expect(reported == ["overdue-kind running", "overdue-kind task"])
         #expect(reports.current.allSatisfy { $0.reason == .custom("closed") })
-        release.open()
-        await task.value
+        await task.finish()
       }
     }
 
@@ -123,13 +141,11 @@ extension ReportHandlerSuites {
       await withOverdueReports(threshold: 0, prefix: "overdue-ended") { reports in
         let bag = CancelBag()
         bag.end(reason: .custom("gone"))
-        let release = Gate()
-        let task = bag.task(label: "overdue-ended") { await ignoringCancellation(until: release) }
+        let task = IgnoringTask.launched(by: bag, label: "overdue-ended")
         await waitUntil("the task is reported") { !reports.current.isEmpty }
         #expect(reports.current.map(\.reason) == [.custom("gone")])
         #expect(reports.current.first?.item.id == 0)
-        release.open()
-        await task.value
+        await task.finish()
       }
     }
 
@@ -137,8 +153,7 @@ extension ReportHandlerSuites {
     func handlerRunsOutsideLocks() async {
       await withOverdueReports(threshold: 0, prefix: "overdue-lock") { reports in
         let bag = CancelBag()
-        let release = Gate()
-        let task = bag.task(label: "overdue-lock") { await ignoringCancellation(until: release) }
+        let task = IgnoringTask.launched(by: bag, label: "overdue-lock")
         let recorder = CancelBag.overdueWorkHandler
         CancelBag.overdueWorkHandler = { report in
           // Every lock the watch could hold is taken again here: the settings', a bag's.
@@ -148,8 +163,7 @@ extension ReportHandlerSuites {
         }
         bag.cancelAll()
         await waitUntil("the task is reported") { !reports.current.isEmpty }
-        release.open()
-        await task.value
+        await task.finish()
       }
     }
 
@@ -159,14 +173,12 @@ extension ReportHandlerSuites {
         let recorder = CancelBag.overdueWorkHandler
         CancelBag.overdueWorkHandler = nil
         let bag = CancelBag()
-        let release = Gate()
-        let task = bag.task(label: "overdue-off") { await ignoringCancellation(until: release) }
+        let task = IgnoringTask.launched(by: bag, label: "overdue-off")
         bag.cancelAll()
         CancelBag.overdueWorkHandler = recorder
         _ = OverdueWatch.visit()
         #expect(reports.current.isEmpty)
-        release.open()
-        await task.value
+        await task.finish()
       }
     }
 
@@ -174,15 +186,11 @@ extension ReportHandlerSuites {
     func bagWithoutDiagnosticsWatchesNothing() async {
       await withOverdueReports(threshold: 0, prefix: "overdue-uninstrumented") { reports in
         let bag = CancelBag(label: nil, switches: DiagnosticSwitches())
-        let release = Gate()
-        let task = bag.task(label: "overdue-uninstrumented") {
-          await ignoringCancellation(until: release)
-        }
+        let task = IgnoringTask.launched(by: bag, label: "overdue-uninstrumented")
         bag.cancelAll()
         _ = OverdueWatch.visit()
         #expect(reports.current.isEmpty)
-        release.open()
-        await task.value
+        await task.finish()
       }
     }
 

@@ -18,17 +18,23 @@ struct CancelBagStatisticsTests {
     CancelBagStatistics.current(label: label)
   }
 
+  /// The account of `label`'s bags after `body` used a bag labelled so and released it.
+  private func account(
+    _ label: String, afterABagThat body: (CancelBag) -> Void
+  ) -> CancelBagStatistics {
+    body(CancelBag(label: label))
+    return account(label)
+  }
+
   @Test("counts nothing while the bag is open, and everything once it is released")
   func countedWhenTheBagEnds() {
     let label = "account-when"
-    do {
-      let bag = CancelBag(label: label)
+    let counted = account(label) { bag in
       bag.add(RecordingWork()).finish()
       bag.add(RecordingWork()).cancel()
       bag.add(RecordingWork())
       #expect(account(label) == CancelBagStatistics())
     }
-    let counted = account(label)
     #expect(counted.registered == 3)
     #expect(counted.finished == 1)
     #expect(counted.cancelled == 2)
@@ -166,16 +172,13 @@ struct CancelBagStatisticsTests {
 
   @Test("counts a duplicate refused by ignoreNew as registered and cancelled")
   func refusedDuplicate() {
-    let label = "account-duplicate"
-    do {
-      let bag = CancelBag(label: label)
+    let counted = account("account-duplicate") { bag in
       let first = bag.add(RecordingWork(), key: "save", policy: .ignoreNew)
       let duplicate = RecordingWork()
       bag.add(duplicate, key: "save", policy: .ignoreNew)
       #expect(duplicate.reasons == [.duplicate])
       first.finish()
     }
-    let counted = account(label)
     #expect(counted.registered == 2)
     #expect(counted.finished == 1)
     #expect(counted.cancelledByReason == [.duplicate: 1])
@@ -184,14 +187,12 @@ struct CancelBagStatisticsTests {
 
   @Test("counts custom reasons together, whatever their text")
   func customReasons() {
-    let label = "account-custom"
-    do {
-      let bag = CancelBag(label: label)
+    let counted = account("account-custom") { bag in
       bag.add(RecordingWork())
       bag.cancelAll(reason: .custom("signed out"))
       bag.add(RecordingWork()).cancel(reason: .custom("low memory"))
     }
-    #expect(account(label).cancelledByReason == [.custom: 2])
+    #expect(counted.cancelledByReason == [.custom: 2])
     #expect(CancelBagStatistics.Reason(.custom("anything")) == .custom)
     #expect(CancelBagStatistics.Reason(.timedOut) == .timedOut)
   }
@@ -271,18 +272,14 @@ struct CancelBagStatisticsTests {
   func since() {
     let label = "account-since"
     let before = account(label)
-    do {
-      let bag = CancelBag(label: label)
+    let between = account(label) { bag in
       bag.add(RecordingWork()).finish()
       bag.add(RecordingWork())
     }
-    let between = account(label)
-    do {
-      let bag = CancelBag(label: label)
+    let after = account(label) { bag in
       bag.add(RecordingWork(), key: "k")
       bag.add(RecordingWork(), key: "k").finish()
     }
-    let after = account(label)
     let second = after.since(between)
     #expect(second.registered == 2)
     #expect(second.finished == 1)
@@ -294,15 +291,13 @@ struct CancelBagStatisticsTests {
 
   @Test("describes its counts in one line")
   func description() {
-    let label = "account-description"
-    do {
-      let bag = CancelBag(label: label)
+    let counted = account("account-description") { bag in
       bag.add(RecordingWork()).finish()
       bag.add(RecordingWork(), key: "k")
       bag.add(RecordingWork(), key: "k")
     }
     #expect(
-      account(label).description
+      counted.description
         == "registered 3, finished 1, failed 0, cancelled 2 (owner gone 1, replaced 1; "
         + "bag released 1, key policy 1)")
     #expect(

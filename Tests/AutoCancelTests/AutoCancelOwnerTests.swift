@@ -4,11 +4,6 @@ import AutoCancelDiagnostics
 import Dispatch
 import Testing
 
-/// An owner with no actor: a download manager, say.
-private final class Downloader: AutoCancelOwner, Sendable {
-  let cancelBag = CancelBag(label: "Downloader")
-}
-
 /// A main-actor owner, as screens and view models are.
 @MainActor
 private final class FeedScreen: AutoCancelOwner {
@@ -116,7 +111,7 @@ struct AutoCancelOwnerTests {
   @Test("binds class work to its lifetime with autoCancel")
   func autoCancelBindsClassWork() {
     let probe = RecordingWork()
-    var owner: Downloader? = Downloader()
+    var owner: ModelOwner? = ModelOwner()
     let registration = owner!.autoCancel(probe, key: "file", label: "download")
     #expect(registration.isActive)
     #expect(owner!.cancelBag.snapshot().map(\.label) == ["download"])
@@ -128,7 +123,7 @@ struct AutoCancelOwnerTests {
   @Test("binds a Task to its lifetime with autoCancel")
   func autoCancelBindsATask() async {
     let started = Gate()
-    var owner: Downloader? = Downloader()
+    var owner: ModelOwner? = ModelOwner()
     let task = Task {
       started.open()
       await suspendUntilCancelled()
@@ -158,8 +153,7 @@ struct AutoCancelOwnerTests {
     let reasonInLoad = Protected<CancellationReason?>(nil)
     let deliveries = Protected(0)
     var screen: FeedScreen? = FeedScreen(deliveries: deliveries)
-    weak var weakScreen: FeedScreen?
-    weakScreen = screen
+    let weakScreen = WeakBox(screen)
     let task = screen!.reload {
       started.open()
       await suspendUntilCancelled()
@@ -169,7 +163,7 @@ struct AutoCancelOwnerTests {
     }
     await started.wait()
     screen = nil
-    #expect(weakScreen == nil)
+    #expect(weakScreen.object == nil)
     await task.value
     #expect(task.isCancelled)
     #expect(reasonInLoad.current == .ownerGone)
@@ -214,18 +208,20 @@ private final class CapturingScreen: AutoCancelOwner, Sendable {
 
 @Suite("A task that captures its owner", timeLimit(minutes: 1))
 struct RetainCycleTrapTests {
+  /// What the screen of each test records, and opens as it deinitializes: kept by the test, as
+  /// the screen may be gone when they are read.
+  let events = Protected<[String]>([])
+  let deinitialized = Gate()
+
   @Test("strongly keeps the owner alive until the task completes")
   func strongCaptureKeepsTheOwnerAlive() async {
-    let events = Protected<[String]>([])
-    let deinitialized = Gate()
     let gate = Gate()
     var screen: CapturingScreen? = CapturingScreen(events: events, deinitialized: deinitialized)
-    weak var weakScreen: CapturingScreen?
-    weakScreen = screen
+    let weakScreen = WeakBox(screen)
     var task: Task<Void, Never>? = screen!.loadCapturingSelfStrongly(until: gate)
 
     screen = nil  // the screen is "closed"…
-    #expect(weakScreen != nil, "…but the task still holds it, so its bag never cancels")
+    #expect(weakScreen.object != nil, "…but the task still holds it, so its bag never cancels")
     #expect(task?.isCancelled == false)
 
     gate.open()  // only when the work completes on its own…
@@ -237,17 +233,14 @@ struct RetainCycleTrapTests {
 
   @Test("weakly lets the owner go, and is cancelled (ownerGone)")
   func weakCaptureLetsTheOwnerGo() async {
-    let events = Protected<[String]>([])
-    let deinitialized = Gate()
     let started = Gate()
     var screen: CapturingScreen? = CapturingScreen(events: events, deinitialized: deinitialized)
-    weak var weakScreen: CapturingScreen?
-    weakScreen = screen
+    let weakScreen = WeakBox(screen)
     let task = screen!.loadCapturingSelfWeakly(started: started)
     await started.wait()
 
     screen = nil
-    #expect(weakScreen == nil)
+    #expect(weakScreen.object == nil)
     #expect(deinitialized.hasOpened)
     #expect(await task.value == .ownerGone)
     #expect(events.current == ["owner deinitialized"])

@@ -14,13 +14,15 @@ struct AutoCancellableTests {
     #expect(inBag.cancelCount == 1)
   }
 
-  @Test("hears the reason when it is reason-aware, and defaults cancel() to explicit")
+  @Test("hears the reason when it is reason-aware")
   func reasonAwareWorkHearsTheReason() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    bag.add(probe)
+    let (bag, probe, _) = bagHoldingWork()
     bag.end(reason: .custom("closed"))
     #expect(probe.reasons == [.custom("closed")])
+  }
+
+  @Test("defaults cancel() to the reason explicit when it implements only cancel(reason:)")
+  func reasonAwareCancelDefaultsToExplicit() {
     let direct = ReasonOnly()
     direct.cancel()
     #expect(direct.reasons.current == [.explicit])
@@ -57,7 +59,7 @@ struct AutoCancellableTests {
     "leaves by itself, or stays, for what the work is, however the call site typed it",
     arguments: CallForm.allCases)
   func callSiteDoesNotDecide(site: CallForm) async {
-    let owner = Owner()
+    let owner = ModelOwner()
     let finishing = RecordingFinishingWork()
     let finishingValue = FinishingValue(RecordingFinishingWork())
     let task = Task {}
@@ -97,10 +99,6 @@ enum CallForm: String, CaseIterable, Sendable {
 /// A user's generic helper around the one-liner.
 private func bindGenerically<Work: AutoCancellable>(_ work: Work, to owner: some AutoCancelOwner) {
   owner.autoCancel(work)
-}
-
-private final class Owner: AutoCancelOwner, Sendable {
-  let cancelBag = CancelBag()
 }
 
 /// A value type that reports its finish.

@@ -27,63 +27,79 @@ private final class TaskNotingWork: AutoCancellable, Sendable {
   var cancellingTasks: [Int?] { tasks.current }
 }
 
+/// Work in a bag whose timeout of 10 s on a manual clock has started: its timer sleeps.
+@available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+private struct TimingOutWork {
+  let clock = ManualClock()
+  let bag = CancelBag()
+  let work = RecordingWork()
+  let registration: CancelRegistration
+
+  private init() {
+    registration = bag.add(work)
+    registration.cancel(after: .seconds(10), clock: clock)
+  }
+
+  static func started() async -> TimingOutWork {
+    let timing = TimingOutWork()
+    await timing.clock.waitForSleepers(1)
+    return timing
+  }
+}
+
+/// A bag holding `works`, whose deadline `after` from now on a manual clock has started.
+@available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+private func bagWithDeadline(
+  after deadline: Duration, holding works: [RecordingWork] = []
+) async -> (clock: ManualClock, bag: CancelBag) {
+  let clock = ManualClock()
+  let bag = CancelBag()
+  for work in works { bag.add(work) }
+  bag.setDeadline(after: deadline, clock: clock)
+  await clock.waitForSleepers(1)
+  return (clock, bag)
+}
+
 @Suite("Deadlines", timeLimit(minutes: 1))
 struct DeadlineTests {
+  /// How work ends before its timeout.
+  enum EarlyEnd: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case finished, cancelled
+    var testDescription: String { rawValue }
+  }
+
   @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("cancel work still in flight at its timeout, with reason timedOut")
   func itemTimeout() async {
-    let clock = ManualClock()
-    let bag = CancelBag()
-    let work = RecordingWork()
-    bag.add(work).cancel(after: .seconds(10), clock: clock)
-    await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(9))
-    #expect(work.reasons.isEmpty)
-    clock.advance(by: .seconds(1))
-    #expect(await work.cancellation() == .timedOut)
-    #expect(bag.count == 0)
+    let timing = await TimingOutWork.started()
+    timing.clock.advance(by: .seconds(9))
+    #expect(timing.work.reasons.isEmpty)
+    timing.clock.advance(by: .seconds(1))
+    #expect(await timing.work.cancellation() == .timedOut)
+    #expect(timing.bag.count == 0)
   }
 
+  @Test(
+    "stop their timer when the work is finished or cancelled first", arguments: EarlyEnd.allCases)
   @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
-  @Test("stop their timer when the work finishes first")
-  func finishStopsTimer() async {
-    let clock = ManualClock()
-    let bag = CancelBag()
-    let work = RecordingWork()
-    let registration = bag.add(work)
-    registration.cancel(after: .seconds(10), clock: clock)
-    await clock.waitForSleepers(1)
-    registration.finish()
+  func earlyEndStopsTimer(end: EarlyEnd) async {
+    let timing = await TimingOutWork.started()
+    switch end {
+    case .finished: timing.registration.finish()
+    case .cancelled: timing.bag.cancelAll()
+    }
     // Well within the time limit, so that a timer left sleeping fails here, with a message.
-    let stopped = await clock.waitForSleepers(0, timeout: 10)
-    #expect(stopped, "the timer still sleeps after the work finished")
-    clock.advance(by: .seconds(60))
-    #expect(work.reasons.isEmpty)
-  }
-
-  @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
-  @Test("stop their timer when the work is cancelled first")
-  func cancelStopsTimer() async {
-    let clock = ManualClock()
-    let bag = CancelBag()
-    let work = RecordingWork()
-    bag.add(work).cancel(after: .seconds(10), clock: clock)
-    await clock.waitForSleepers(1)
-    bag.cancelAll()
-    let stopped = await clock.waitForSleepers(0, timeout: 10)
-    #expect(stopped, "the timer still sleeps after the work was cancelled")
-    #expect(work.reasons == [.explicit])
+    let stopped = await timing.clock.waitForSleepers(0, timeout: 10)
+    #expect(stopped, "the timer still sleeps after the work was \(end)")
+    timing.clock.advance(by: .seconds(60))
+    #expect(timing.work.reasons == (end == .cancelled ? [.explicit] : []))
   }
 
   @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("end the bag with reason timedOut at the bag's deadline, and cancel later work")
   func bagDeadline() async {
-    let clock = ManualClock()
-    let bag = CancelBag()
     let work = RecordingWork()
-    bag.add(work)
-    bag.setDeadline(after: .seconds(30), clock: clock)
-    await clock.waitForSleepers(1)
+    let (clock, bag) = await bagWithDeadline(after: .seconds(30), holding: [work])
     clock.advance(by: .seconds(30))
     #expect(await work.cancellation() == .timedOut)
     #expect(bag.endReason == .timedOut)
@@ -95,10 +111,7 @@ struct DeadlineTests {
   @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("of a bag stop when the bag ends first, and a new deadline replaces the old")
   func bagDeadlineStops() async {
-    let clock = ManualClock()
-    let bag = CancelBag()
-    bag.setDeadline(after: .seconds(30), clock: clock)
-    await clock.waitForSleepers(1)
+    let (clock, bag) = await bagWithDeadline(after: .seconds(30))
     bag.setDeadline(after: .seconds(60), clock: clock)
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(30))
@@ -111,12 +124,8 @@ struct DeadlineTests {
   @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
   @Test("racing the bag's end leave every item cancelled exactly once", arguments: 0..<20)
   func deadlineRacesEnd(round: Int) async {
-    let clock = ManualClock()
-    let bag = CancelBag()
     let works = (0..<50).map { _ in RecordingWork() }
-    for work in works { bag.add(work) }
-    bag.setDeadline(after: .seconds(1), clock: clock)
-    await clock.waitForSleepers(1)
+    let (clock, bag) = await bagWithDeadline(after: .seconds(1), holding: works)
     async let fire: Void = clock.advance(by: .seconds(1))
     async let end: Void = bag.end(reason: .custom("closed"))
     _ = await (fire, end)

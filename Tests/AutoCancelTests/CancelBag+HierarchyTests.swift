@@ -1,6 +1,5 @@
 import AutoCancelTestSupport
 @testable import AutoCancel
-import AutoCancelTestSupport
 import Foundation
 import Testing
 
@@ -11,28 +10,10 @@ private final class ThreadNotingWork: AutoCancellable, Sendable {
   var cancellingThreads: [ObjectIdentifier] { threads.current }
 }
 
-/// What a source bag (a parent, or a link's source) does on a thread of its own.
-enum SourceCause: String, CaseIterable, CustomTestStringConvertible, Sendable {
-  case cancelAll, end, release
-  var testDescription: String { rawValue }
-
-  /// Does it to the bag in `source`; `release` drops the box's reference, the last one.
-  func apply(to source: Protected<CancelBag?>) {
-    switch self {
-    case .cancelAll: source.withLock { $0 }!.cancelAll()
-    case .end: source.withLock { $0 }!.end()
-    case .release:
-      let last = source.withLock { bag in
-        defer { bag = nil }
-        return bag
-      }
-      withExtendedLifetime(last) {}
-    }
-  }
-
-  /// Applies this cause to `source` on a new thread, and returns that thread and the threads
-  /// that had cancelled `work` when it returned, both taken on that thread (alive throughout,
-  /// so no other thread can share its identity).
+extension BagEnding {
+  /// Applies this to the bag in `source` on a new thread, and returns that thread and the
+  /// threads that had cancelled `work` when it returned, both taken on that thread (alive
+  /// throughout, so no other thread can share its identity).
   fileprivate func apply(
     to source: Protected<CancelBag?>, watching work: ThreadNotingWork
   ) async -> (thread: ObjectIdentifier, cancels: [ObjectIdentifier]) {
@@ -48,9 +29,7 @@ struct ChildBagTests {
   @Test("ends with reason parentEnded when its parent ends")
   func endsWithParent() {
     let parent = CancelBag()
-    let child = CancelBag(parent: parent)
-    let work = RecordingWork()
-    child.add(work)
+    let (child, work, _) = bagHoldingWork(CancelBag(parent: parent))
     parent.end(reason: .custom("signed out"))
     #expect(work.reasons == [.parentEnded])
     #expect(child.endReason == .parentEnded)
@@ -59,9 +38,7 @@ struct ChildBagTests {
   @Test("ends with reason parentEnded when its parent is deinitialized")
   func endsWhenParentGoes() {
     var parent: CancelBag? = CancelBag()
-    let child = CancelBag(parent: parent!)
-    let work = RecordingWork()
-    child.add(work)
+    let (child, work, _) = bagHoldingWork(CancelBag(parent: parent!))
     parent = nil
     #expect(work.reasons == [.parentEnded])
     #expect(child.hasEnded)
@@ -70,9 +47,7 @@ struct ChildBagTests {
   @Test("cancels its work with the parent's reason when the parent cancels all, and stays usable")
   func followsCancelAll() {
     let parent = CancelBag()
-    let child = CancelBag(parent: parent)
-    let first = RecordingWork()
-    child.add(first)
+    let (child, first, _) = bagHoldingWork(CancelBag(parent: parent))
     parent.cancelAll(reason: .custom("tab switched"))
     #expect(first.reasons == [.custom("tab switched")])
     #expect(!child.hasEnded)
@@ -86,13 +61,9 @@ struct ChildBagTests {
 
   @Test("never touches its parent or siblings when it cancels or ends")
   func isolatedFromParentAndSiblings() {
-    let parent = CancelBag()
+    let (parent, parentWork, _) = bagHoldingWork()
     let child = CancelBag(parent: parent)
-    let sibling = CancelBag(parent: parent)
-    let parentWork = RecordingWork()
-    let siblingWork = RecordingWork()
-    parent.add(parentWork)
-    sibling.add(siblingWork)
+    let (sibling, siblingWork, _) = bagHoldingWork(CancelBag(parent: parent))
     child.add(RecordingWork())
     child.cancelAll()
     child.end()
@@ -116,8 +87,8 @@ struct ChildBagTests {
 
   @Test(
     "has its work cancelled on the thread that cancels, ends or releases its parent, before that returns",
-    arguments: SourceCause.allCases)
-  func followsOnTheParentsThread(cause: SourceCause) async {
+    arguments: BagEnding.allCases)
+  func followsOnTheParentsThread(cause: BagEnding) async {
     let parent = Protected<CancelBag?>(CancelBag())
     let child = CancelBag(parent: parent.withLock { $0! })
     let work = ThreadNotingWork()
@@ -153,9 +124,7 @@ struct ChildBagTests {
   func grandchildren() {
     let root = CancelBag()
     let child = CancelBag(parent: root)
-    let grandchild = CancelBag(parent: child)
-    let work = RecordingWork()
-    grandchild.add(work)
+    let (grandchild, work, _) = bagHoldingWork(CancelBag(parent: child))
     root.cancelAll(reason: .custom("refresh"))
     #expect(work.reasons == [.custom("refresh")])
     let later = RecordingWork()
@@ -169,11 +138,8 @@ struct ChildBagTests {
 struct LinkedBagTests {
   @Test("ends with reason linkEnded when any of its sources ends")
   func endsWhenAnySourceEnds() {
-    let document = CancelBag()
-    let session = CancelBag()
-    let upload = CancelBag(linkedTo: [document, session])
-    let work = RecordingWork()
-    upload.add(work)
+    let (document, session) = (CancelBag(), CancelBag())
+    let (upload, work, _) = bagHoldingWork(CancelBag(linkedTo: [document, session]))
     session.end()
     #expect(work.reasons == [.linkEnded])
     #expect(upload.endReason == .linkEnded)
@@ -182,8 +148,8 @@ struct LinkedBagTests {
 
   @Test(
     "has its work cancelled on the thread that ends or releases a source, before that returns",
-    arguments: [SourceCause.end, .release])
-  func followsOnTheSourcesThread(cause: SourceCause) async {
+    arguments: [BagEnding.end, .release])
+  func followsOnTheSourcesThread(cause: BagEnding) async {
     let source = Protected<CancelBag?>(CancelBag())
     let other = CancelBag()
     let linked = CancelBag(linkedTo: [source.withLock { $0! }, other])
@@ -210,9 +176,7 @@ struct LinkedBagTests {
   @Test("ignores its sources' cancelAll")
   func ignoresCancelAll() {
     let source = CancelBag()
-    let linked = CancelBag(linkedTo: [source])
-    let work = RecordingWork()
-    linked.add(work)
+    let (linked, work, _) = bagHoldingWork(CancelBag(linkedTo: [source]))
     source.cancelAll()
     #expect(work.reasons.isEmpty)
     #expect(!linked.hasEnded)
@@ -230,10 +194,14 @@ struct LinkedBagTests {
 
 @Suite("A parent bag with children")
 struct ParentBagTableTests {
+  /// A new parent for each test, with a child.
+  let parent = CancelBag()
+  let child: CancelBag
+
+  init() { child = CancelBag(parent: parent) }
+
   @Test("reuses its free slots after cancelAll, so the page-left pattern stays small")
   func cancelAllKeepsFreeSlots() {
-    let parent = CancelBag()
-    let child = CancelBag(parent: parent)
     for _ in 0..<1_000 {
       let first = parent.add(RecordingWork())
       parent.add(RecordingWork())
@@ -242,16 +210,10 @@ struct ParentBagTableTests {
     }
     #expect(parent.count == 0)
     #expect(parent.slotCount <= 3)
-    withExtendedLifetime(child) {}
   }
-}
 
-@Suite("A bag with children, drained")
-struct DrainedParentTests {
-  @Test("gives its large table back, and keeps its children")
+  @Test("gives its large table back once drained, and keeps its children")
   func givesTableBack() {
-    let parent = CancelBag()
-    let child = CancelBag(parent: parent)
     let registrations = (0..<1_000).map { _ in parent.add(RecordingWork()) }
     #expect(parent.slotCount >= 1_000)
     for registration in registrations { registration.finish() }

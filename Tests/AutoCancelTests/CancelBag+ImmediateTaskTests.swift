@@ -12,8 +12,8 @@
   @Suite("An immediate bag task", timeLimit(minutes: 1))
   struct CancelBagImmediateTaskTests {
     @Test("runs its operation on the calling thread, before it returns, up to its first suspension")
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     func runsBeforeItReturns() async throws {
-      guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
       let bag = CancelBag()
       let events = Protected<[String]>([])
       let gate = Gate()
@@ -33,8 +33,8 @@
 
     @Test("runs on the caller's actor before it returns")
     @MainActor
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     func runsOnTheCallersActor() async throws {
-      guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
       let screen = Screen()
       let bag = CancelBag()
       // No `await` before touching `screen`: this compiles only if the operation is main-actor
@@ -49,8 +49,8 @@
     }
 
     @Test("is registered before it starts, and has left its bag and key if it returned at once")
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     func registeredBeforeItStartsAndGoneWhenItReturned() async {
-      guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
       let bag = CancelBag()
       let countInside = Protected<Int?>(nil)
       let task = bag.immediateTask(key: "k") { countInside.withLock { $0 = bag.count } }
@@ -61,8 +61,8 @@
     }
 
     @Test("with a policy: refused (nil) while the key runs; a waiting launch runs once let through")
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     func withAPolicy() async throws {
-      guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
       let bag = CancelBag()
       let log = OperationLog()
       let first = bag.immediateTask(key: "k", policy: .ignoreNew, operation: log.operation("first"))
@@ -79,8 +79,8 @@
     }
 
     @Test("on an ended bag, starts already cancelled, or never runs with a policy")
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     func onAnEndedBag() async {
-      guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
       let bag = CancelBag()
       bag.end(reason: .custom("closed"))
       let plain = bag.immediateTask { (Task.isCancelled, CancellationReason.current) }

@@ -63,9 +63,11 @@ struct CancelBagKeyedAddTests {
 
 @Suite("Cancelling by key", timeLimit(minutes: 1))
 struct CancelBagCancelKeyTests {
+  /// A new bag for each test.
+  let bag = CancelBag()
+
   @Test("cancels everything under the key, oldest first, with the reason given, and nothing else")
   func cancelsEverythingUnderTheKey() {
-    let bag = CancelBag()
     let order = CancelOrderLog()
     let first = order.probe("first")
     let second = order.probe("second")
@@ -84,7 +86,6 @@ struct CancelBagCancelKeyTests {
 
   @Test("lets no waiting launch through: the key stops running at once when nothing else runs")
   func letsNoWaitingLaunchThrough() async throws {
-    let bag = CancelBag()
     let log = OperationLog()
     let first = bag.task(key: "k", policy: .enqueue, operation: log.operation("first"))
     let waiting = bag.task(key: "k", policy: .enqueue, operation: log.operation("waiting"))
@@ -102,7 +103,6 @@ struct CancelBagCancelKeyTests {
 
   @Test("work under the key added later is not affected, and the key runs again")
   func laterWorkIsNotAffected() {
-    let bag = CancelBag()
     bag.add(RecordingWork("old"), key: "k")
     bag.cancel(key: "k")
     #expect(!bag.isRunning(key: "k"))

@@ -11,9 +11,11 @@ private final class MainActorCounter {
 
 @Suite("A task launched by a CancelBag", timeLimit(minutes: 1))
 struct CancelBagTaskTests {
+  /// A new bag for each test.
+  let bag = CancelBag()
+
   @Test("is registered in the bag before it starts")
   func registeredBeforeItStarts() async throws {
-    let bag = CancelBag()
     let gate = Gate()
     let countInside = Protected<Int?>(nil)
     let task = bag.task {
@@ -29,7 +31,6 @@ struct CancelBagTaskTests {
 
   @Test("is gone from the bag before an awaiter of its value resumes")
   func goneBeforeTheAwaiterResumes() async throws {
-    let bag = CancelBag()
     for index in 0..<200 {
       let throwing = bag.task { () async throws -> Int in index }
       #expect(try await throwing.value == index)
@@ -43,7 +44,6 @@ struct CancelBagTaskTests {
   @Test("is gone from the bag when its operation throws")
   func goneWhenItThrows() async {
     struct Failure: Error {}
-    let bag = CancelBag()
     let task = bag.task { () async throws -> Int in throw Failure() }
     await #expect(throws: Failure.self) { try await task.value }
     #expect(bag.count == 0)
@@ -51,7 +51,6 @@ struct CancelBagTaskTests {
 
   @Test("is cancelled when the bag ends, and reads the end reason as CancellationReason.current")
   func cancelledWhenTheBagEnds() async throws {
-    let bag = CancelBag()
     let started = Gate()
     let task = bag.task {
       started.open()
@@ -64,28 +63,18 @@ struct CancelBagTaskTests {
     #expect(bag.count == 0)
 
     let secondBag = CancelBag()
-    let reasonStarted = Gate()
-    let reading = secondBag.task {
-      reasonStarted.open()
-      await suspendUntilCancelled()
-      return CancellationReason.current
-    }
-    await reasonStarted.wait()
+    let reading = await secondBag.taskUntilCancelled { CancellationReason.current }
     secondBag.end(reason: .custom("closed"))
     #expect(await reading.value == .custom("closed"))
   }
 
   @Test("is cancelled when the bag is deinitialized, reading ownerGone")
   func cancelledWhenTheBagIsDeinitialized() async {
-    let started = Gate()
-    var bag: CancelBag? = CancelBag()
-    let task = bag!.task { () async -> (Bool, CancellationReason?) in
-      started.open()
-      await suspendUntilCancelled()
-      return (Task.isCancelled, CancellationReason.current)
+    var shortLived: CancelBag? = CancelBag()
+    let task = await shortLived!.taskUntilCancelled {
+      (Task.isCancelled, CancellationReason.current)
     }
-    await started.wait()
-    bag = nil
+    shortLived = nil
     let (cancelled, reason) = await task.value
     #expect(cancelled)
     #expect(reason == .ownerGone)
@@ -93,14 +82,7 @@ struct CancelBagTaskTests {
 
   @Test("is cancelled with reason replaced when a newer task takes its key")
   func replacedUnderItsKey() async {
-    let bag = CancelBag()
-    let started = Gate()
-    let older = bag.task(key: "search") { () async -> CancellationReason? in
-      started.open()
-      await suspendUntilCancelled()
-      return CancellationReason.current
-    }
-    await started.wait()
+    let older = await bag.taskUntilCancelled(key: "search") { CancellationReason.current }
     let newer = bag.task(key: "search") { () async -> CancellationReason? in
       CancellationReason.current
     }
@@ -111,7 +93,6 @@ struct CancelBagTaskTests {
 
   @Test("starts already cancelled on an ended bag, reading the end reason")
   func startsCancelledOnAnEndedBag() async {
-    let bag = CancelBag()
     bag.end(reason: .custom("closed"))
     // The operation runs on the global executor and may start at once, on another thread, so
     // try many times: an operation that starts before the task is cancelled must not exist.
@@ -136,7 +117,6 @@ struct CancelBagTaskTests {
 
   @Test("reads no reason while it has not been cancelled")
   func noReasonUntilCancelled() async {
-    let bag = CancelBag()
     let task = bag.task { () async -> CancellationReason? in CancellationReason.current }
     #expect(await task.value == nil)
   }
@@ -145,7 +125,6 @@ struct CancelBagTaskTests {
   @MainActor
   func runsOnTheCallersActor() async throws {
     let counter = MainActorCounter()
-    let bag = CancelBag()
     // No `await` before touching `counter`: this compiles only if the operation is
     // main-actor isolated, and `assertIsolated` checks it at run time.
     let nonThrowing = bag.task { () -> Int in
@@ -163,15 +142,11 @@ struct CancelBagTaskTests {
     #expect(try await throwing.value == 2)
     #expect(bag.count == 0)
   }
-}
 
-#if compiler(>=6.2)
-  @Suite("The name of a bag task", timeLimit(minutes: 1))
-  struct CancelBagTaskNameTests {
-    @Test("is its label and its key, the label alone, the key alone, or none")
-    func isTheLabelAndTheKey() async throws {
-      guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
-      let bag = CancelBag()
+  #if compiler(>=6.2)
+    @Test("is named by its label and its key, the label alone, the key alone, or none")
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
+    func isNamedByItsLabelAndKey() async throws {
       #expect(await bag.task(key: "refresh", label: "load") { Task.name }.value == "load [refresh]")
       #expect(await bag.task(label: "load") { Task.name }.value == "load")
       #expect(await bag.task(key: 42) { Task.name }.value == "[42]")
@@ -179,8 +154,8 @@ struct CancelBagTaskTests {
       let policy = bag.task(key: "save", policy: .ignoreNew, label: "save") { Task.name }
       #expect(try await policy?.value == "save [save]")
     }
-  }
-#endif
+  #endif
+}
 
 @Suite("The reason of a bag task", timeLimit(minutes: 1))
 struct CancellationReasonScopeTests {
@@ -205,11 +180,13 @@ struct CancellationReasonScopeTests {
 
 @Suite("The reason of a bag task, where the bag did not cause the cancellation")
 struct ForeignCancellationReasonTests {
+  /// A new bag for each test.
+  let bag = CancelBag()
+
   @Test(
     "is nil in an unstructured task made inside it, cancelled by the user, after the bag replaced it"
   )
   func nilInUserCancelledUnstructuredTask() async {
-    let bag = CancelBag()
     let innerStarted = Gate()
     let bagCancelled = Gate()
     let inner = Protected<Task<CancellationReason?, Never>?>(nil)
@@ -235,16 +212,11 @@ struct ForeignCancellationReasonTests {
 
   @Test("is nil in a bag task cancelled through its handle before the bag ended")
   func nilWhenCancelledThroughHandle() async {
-    let bag = CancelBag()
-    let started = Gate()
     let bagEnded = Gate()
-    let task = bag.task { () async -> CancellationReason? in
-      started.open()
-      await suspendUntilCancelled()
+    let task = await bag.taskUntilCancelled { () async -> CancellationReason? in
       await bagEnded.wait()
       return CancellationReason.current
     }
-    await started.wait()
     task.cancel()
     bag.end(reason: .custom("closed"))
     bagEnded.open()
@@ -253,7 +225,6 @@ struct ForeignCancellationReasonTests {
 
   @Test("is nil in a child task, and the bag's reason in the bag task around it")
   func childTasksReadNil() async {
-    let bag = CancelBag()
     let started = Gate()
     let task = bag.task { () async -> (CancellationReason?, CancellationReason?) in
       async let child: CancellationReason? = {

@@ -75,26 +75,38 @@ struct CancelBagKeyPolicyRaceTests {
   static let threads = 4
   static var launchesPerThread: Int { StressScale.underSanitizer ? 150 : 1_000 }
 
+  /// A new bag for each test, and the count of its operations running at once.
+  let bag = CancelBag()
+  private let concurrency = Concurrency()
+
+  /// Runs `launch(thread, step, &random)` for each step of ``launchesPerThread`` on each of
+  /// ``threads`` threads started together; each thread draws from a generator of its own,
+  /// derived from `seed`.
+  func launchOnThreads(
+    seed: UInt64,
+    _ launch: @escaping @Sendable (_ thread: Int, _ step: Int, inout SeededGenerator) -> Void
+  ) async {
+    await onThreads(Self.threads) { index in
+      var random = SeededGenerator(seed: SeededGenerator.derive(seed, index + 1))
+      for step in 0..<Self.launchesPerThread { launch(index, step, &random) }
+    }
+  }
+
   @Test(
     "ignoreNew never lets two operations run at once, while launches race with returns",
     arguments: TestSeed.seeds([0x5EED_1001, 0x5EED_1002]))
   func ignoreNewKeepsOneAtATime(seed: UInt64) async throws {
-    let bag = CancelBag()
-    let concurrency = Concurrency()
     let launched = Protected<[Task<Void, any Error>]>([])
     let refused = Protected(0)
-    await onThreads(Self.threads) { index in
-      var random = SeededGenerator(seed: SeededGenerator.derive(seed, index + 1))
-      for _ in 0..<Self.launchesPerThread {
-        let yields = random.below(3)
-        let task = bag.task(key: "save", policy: .ignoreNew) {
-          await concurrency.run { for _ in 0..<yields { await Task.yield() } }
-        }
-        if let task {
-          launched.withLock { $0.append(task) }
-        } else {
-          refused.withLock { $0 += 1 }
-        }
+    await launchOnThreads(seed: seed) { _, _, random in
+      let yields = random.below(3)
+      let task = bag.task(key: "save", policy: .ignoreNew) {
+        await concurrency.run { for _ in 0..<yields { await Task.yield() } }
+      }
+      if let task {
+        launched.withLock { $0.append(task) }
+      } else {
+        refused.withLock { $0 += 1 }
       }
     }
     for task in launched.current { try await task.value }
@@ -111,8 +123,6 @@ struct CancelBagKeyPolicyRaceTests {
     "enqueue starts one at a time, in launch order, while launches race with returns and cancels",
     arguments: TestSeed.seeds([0x5EED_2001, 0x5EED_2002]))
   func enqueueStartsInLaunchOrder(seed: UInt64) async throws {
-    let bag = CancelBag()
-    let concurrency = Concurrency()
     // The order of the launches is the order of their registrations: the bag's item numbers.
     let sequences = Protected<[String: UInt64]>([:])
     bag.observe { event in
@@ -122,19 +132,16 @@ struct CancelBagKeyPolicyRaceTests {
     }
     let starts = Protected<[String]>([])
     let launched = Protected<[(label: String, task: Task<Void, any Error>, cancelled: Bool)]>([])
-    await onThreads(Self.threads) { index in
-      var random = SeededGenerator(seed: SeededGenerator.derive(seed, index + 1))
-      for step in 0..<Self.launchesPerThread {
-        let label = "\(index).\(step)"
-        let task = bag.task(key: "sync", policy: .enqueue, label: label) {
-          starts.withLock { $0.append(label) }
-          await concurrency.run { await Task.yield() }
-        }!
-        // A tenth of the launches are cancelled at once, most while they wait for their turn.
-        let cancels = random.chance(10)
-        if cancels { task.cancel() }
-        launched.withLock { $0.append((label, task, cancels)) }
-      }
+    await launchOnThreads(seed: seed) { index, step, random in
+      let label = "\(index).\(step)"
+      let task = bag.task(key: "sync", policy: .enqueue, label: label) {
+        starts.withLock { $0.append(label) }
+        await concurrency.run { await Task.yield() }
+      }!
+      // A tenth of the launches are cancelled at once, most while they wait for their turn.
+      let cancels = random.chance(10)
+      if cancels { task.cancel() }
+      launched.withLock { $0.append((label, task, cancels)) }
     }
     var results: [(label: String, result: Result<Void, any Error>, cancelled: Bool)] = []
     for (label, task, cancelled) in launched.current {
@@ -174,30 +181,27 @@ struct CancelBagKeyPolicyRaceTests {
     "a replacing launch cancels every task launched beside before it, and none after it",
     arguments: TestSeed.seeds([0x5EED_3001, 0x5EED_3002]))
   func replaceCancelsEverythingBeforeIt(seed: UInt64) async throws {
-    let bag = CancelBag()
     let events = Protected<[UInt64: [CancelBagEvent.Kind]]>([:])
     bag.observe { event in events.withLock { $0[event.item.id, default: []].append(event.kind) } }
     let launched = Protected<[Task<Void, any Error>]>([])
     let replacer = Protected<UInt64?>(nil)
     var random = SeededGenerator(seed: seed)
     let replaceAt = random.below(Self.launchesPerThread)
-    await onThreads(Self.threads) { index in
-      for step in 0..<Self.launchesPerThread {
-        if index == 0 && step == replaceAt {
-          // The replacing launch: its item number divides the others into before and after.
-          let task = bag.task(key: "prefetch", policy: .replace, label: "replacer") {
-            await sleepUntilCancelled()
-          }!
-          launched.withLock { $0.append(task) }
-          let id = bag.snapshot().first { $0.label == "replacer" }?.id
-          replacer.withLock { $0 = id }
-          continue
-        }
-        let task = bag.task(key: "prefetch", policy: .runConcurrently) {
+    await launchOnThreads(seed: seed) { index, step, _ in
+      if index == 0 && step == replaceAt {
+        // The replacing launch: its item number divides the others into before and after.
+        let task = bag.task(key: "prefetch", policy: .replace, label: "replacer") {
           await sleepUntilCancelled()
         }!
         launched.withLock { $0.append(task) }
+        let id = bag.snapshot().first { $0.label == "replacer" }?.id
+        replacer.withLock { $0 = id }
+        return
       }
+      let task = bag.task(key: "prefetch", policy: .runConcurrently) {
+        await sleepUntilCancelled()
+      }!
+      launched.withLock { $0.append(task) }
     }
     bag.cancelAll(reason: .custom("done"))
     for task in launched.current { _ = await task.result }

@@ -4,11 +4,6 @@ import AutoCancelDiagnostics
 import Dispatch
 import Testing
 
-/// An owner as users write one: a class that stores its bag.
-private final class Screen: AutoCancelOwner, Sendable {
-  let cancelBag = CancelBag(label: "Screen")
-}
-
 @Suite("A CancelBag", timeLimit(minutes: 1))
 struct CancelBagTests {
   // MARK: Counting and ending
@@ -57,19 +52,12 @@ struct CancelBagTests {
   @Test("never retains its owner: the owner deinitializes and its work is cancelled (ownerGone)")
   func neverRetainsItsOwner() async {
     let probe = RecordingWork()
-    let started = Gate()
-    var screen: Screen? = Screen()
-    weak var weakScreen: Screen?
-    weakScreen = screen
+    var screen: ModelOwner? = ModelOwner()
+    let weakScreen = WeakBox(screen)
     screen!.autoCancel(probe)
-    let task = screen!.cancelBag.task {
-      started.open()
-      await suspendUntilCancelled()
-      return CancellationReason.current
-    }
-    await started.wait()
+    let task = await screen!.cancelBag.taskUntilCancelled { CancellationReason.current }
     screen = nil
-    #expect(weakScreen == nil)
+    #expect(weakScreen.object == nil)
     #expect(probe.reasons == [.ownerGone])
     #expect(await task.value == .ownerGone)
   }
@@ -77,20 +65,13 @@ struct CancelBagTests {
   @Test("is deinitialized while a copy of a registration and a task it launched still exist")
   func registrationsAndTasksDoNotKeepTheBagAlive() async {
     let probe = RecordingWork()
-    let started = Gate()
     var bag: CancelBag? = CancelBag()
-    weak var weakBag: CancelBag?
-    weakBag = bag
+    let weakBag = WeakBox(bag)
     let registration = bag!.add(probe)
     let copy = registration
-    let task = bag!.task {
-      started.open()
-      await suspendUntilCancelled()
-      return CancellationReason.current
-    }
-    await started.wait()
+    let task = await bag!.taskUntilCancelled { CancellationReason.current }
     bag = nil
-    #expect(weakBag == nil)
+    #expect(weakBag.object == nil)
     #expect(!copy.isActive)
     #expect(probe.reasons == [.ownerGone])
     #expect(await task.value == .ownerGone)
@@ -155,7 +136,7 @@ struct CancelBagTests {
   func cancelledDispatchWorkItemNeverRuns() {
     let ran = Protected(false)
     let item = DispatchWorkItem { ran.withLock { $0 = true } }
-    var owner: Screen? = Screen()
+    var owner: ModelOwner? = ModelOwner()
     owner!.cancelBag.add(item, label: "save")
     owner = nil
     #expect(item.isCancelled)
@@ -215,9 +196,7 @@ struct CancelBagTests {
 
   @Test("keeps the first reason when it is ended twice, and cancels nothing the second time")
   func endIsIdempotent() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    bag.add(probe)
+    let (bag, probe, _) = bagHoldingWork()
     bag.end(reason: .custom("first"))
     bag.end(reason: .custom("second"))
     #expect(bag.endReason == .custom("first"))
@@ -229,9 +208,7 @@ struct CancelBagTests {
 
   @Test("stays usable after cancelAll: later work is kept until it ends")
   func cancelAllKeepsTheBagUsable() {
-    let bag = CancelBag()
-    let before = RecordingWork()
-    bag.add(before)
+    let (bag, before, _) = bagHoldingWork()
     bag.cancelAll(reason: .custom("tab switched"))
     #expect(before.reasons == [.custom("tab switched")])
     let after = RecordingWork()
@@ -245,9 +222,7 @@ struct CancelBagTests {
 
   @Test("keeps cancelAll idempotent: a second call cancels nothing twice")
   func cancelAllTwice() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    bag.add(probe)
+    let (bag, probe, _) = bagHoldingWork()
     bag.cancelAll()
     bag.cancelAll()
     #expect(probe.cancelCount == 1)
@@ -257,8 +232,8 @@ struct CancelBagTests {
 
   @Test(
     "cancels oldest first, in the order work was added, even after slots were reused",
-    arguments: Ending.allCases)
-  func cancelsOldestFirst(ending: Ending) {
+    arguments: BagEnding.allCases)
+  func cancelsOldestFirst(ending: BagEnding) {
     let log = CancelOrderLog()
     var bag: CancelBag? = CancelBag()
     var registrations: [String: CancelRegistration] = [:]
@@ -268,51 +243,16 @@ struct CancelBagTests {
     for index in 0..<6 { bag!.add(log.probe("b\(index)")) }
     registrations["a3"]!.cancel(reason: .custom("single"))
     let expected = ["a3", "a1", "a4", "a6", "a8", "a9", "b0", "b1", "b2", "b3", "b4", "b5"]
-    switch ending {
-    case .cancelAll: bag!.cancelAll()
-    case .end: bag!.end()
-    case .deinitialization: bag = nil
-    }
+    ending.apply(to: &bag)
     #expect(log.order == expected)
     _ = bag
   }
 
-  enum Ending: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case cancelAll, end, deinitialization
-    var testDescription: String { rawValue }
-  }
-
   // MARK: Misuse
-
-  @Test("does nothing when a registration is finished twice")
-  func finishingTwice() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
-    registration.finish()
-    registration.finish()
-    #expect(!registration.isActive)
-    bag.end()
-    #expect(probe.cancelCount == 0)
-  }
-
-  @Test("cancels once when a registration is cancelled twice")
-  func cancellingTwice() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
-    registration.cancel()
-    registration.cancel(reason: .timedOut)
-    #expect(probe.reasons == [.explicit])
-    bag.end()
-    #expect(probe.cancelCount == 1)
-  }
 
   @Test("makes two registrations when the same work is added twice, and cancels it twice")
   func addingTheSameWorkTwice() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let first = bag.add(probe)
+    let (bag, probe, first) = bagHoldingWork()
     let second = bag.add(probe)
     #expect(first != second)
     #expect(bag.count == 2)
@@ -329,9 +269,7 @@ struct CancelBagTests {
 
   @Test("does nothing when a registration is finished or cancelled after its bag ended")
   func endingARegistrationAfterTheBagEnded() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
+    let (bag, probe, registration) = bagHoldingWork()
     bag.end(reason: .custom("closed"))
     registration.finish()
     registration.cancel()

@@ -6,9 +6,7 @@ import Testing
 struct CancelRegistrationTests {
   @Test("is active until its work is finished, and finishing never cancels")
   func finishForgetsWithoutCancelling() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
+    let (bag, probe, registration) = bagHoldingWork()
     #expect(registration.isActive)
     registration.finish()
     #expect(!registration.isActive)
@@ -19,10 +17,8 @@ struct CancelRegistrationTests {
 
   @Test("cancels its work alone, with the reason given, leaving the rest in flight")
   func cancelEndsOnlyItsOwnWork() {
-    let bag = CancelBag()
-    let target = RecordingWork()
+    let (bag, target, registration) = bagHoldingWork()
     let bystander = RecordingWork()
-    let registration = bag.add(target)
     bag.add(bystander)
     registration.cancel(reason: .timedOut)
     #expect(target.reasons == [.timedOut])
@@ -40,38 +36,40 @@ struct CancelRegistrationTests {
     #expect(probe.reasons == [.explicit])
   }
 
-  @Test("does nothing when finished after it was cancelled")
-  func finishAfterCancel() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
-    registration.cancel()
-    registration.finish()
-    #expect(probe.cancelCount == 1)
+  /// A call that ends a registration, made on it or on a copy of it.
+  enum EndingCall: String, CustomTestStringConvertible, Sendable {
+    case finish = "finish()"
+    case cancel = "cancel()"
+    case cancelTimedOut = "cancel(reason: .timedOut)"
+    case copyCancelReplaced = "copy.cancel(reason: .replaced)"
+    var testDescription: String { rawValue }
+
+    func make(on registration: CancelRegistration) {
+      let copy = registration
+      switch self {
+      case .finish: registration.finish()
+      case .cancel: registration.cancel()
+      case .cancelTimedOut: registration.cancel(reason: .timedOut)
+      case .copyCancelReplaced: copy.cancel(reason: .replaced)
+      }
+    }
+  }
+
+  @Test(
+    "ends its work once, as the first of its finishes and cancels says, also from a copy",
+    arguments: [
+      [EndingCall.finish, .finish], [.cancel, .cancelTimedOut], [.cancel, .finish],
+      [.finish, .cancel, .cancelTimedOut], [.cancel, .copyCancelReplaced, .cancel],
+    ])
+  func endsOnceAsTheFirstCallSays(calls: [EndingCall]) {
+    let (bag, work, registration) = bagHoldingWork()
+    for call in calls { call.make(on: registration) }
+    let expected: [CancellationReason] = calls[0] == .finish ? [] : [.explicit]
     #expect(!registration.isActive)
-  }
-
-  @Test("does nothing when cancelled after it was finished")
-  func cancelAfterFinish() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
-    registration.finish()
-    registration.cancel()
-    registration.cancel(reason: .timedOut)
-    #expect(probe.cancelCount == 0)
-  }
-
-  @Test("cancels its work once when cancelled twice, also from two copies")
-  func cancelTwiceCancelsOnce() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    let registration = bag.add(probe)
-    let copy = registration
-    registration.cancel()
-    copy.cancel(reason: .replaced)
-    registration.cancel()
-    #expect(probe.reasons == [.explicit])
+    #expect(work.reasons == expected)
+    #expect(bag.count == 0)
+    bag.end()
+    #expect(work.reasons == expected, "after the bag ended")
   }
 
   @Test("never touches newer work that reused its slot when finished or cancelled again")
@@ -122,10 +120,8 @@ struct CancelRegistrationTests {
 
   @Test("can itself be added to another bag: ending that bag cancels the work, with its reason")
   func registrationIsCancellableWork() {
-    let inner = CancelBag()
+    let (inner, probe, registration) = bagHoldingWork()
     let outer = CancelBag()
-    let probe = RecordingWork()
-    let registration = inner.add(probe)
     outer.add(registration)
     outer.end(reason: .custom("outer ended"))
     #expect(probe.reasons == [.custom("outer ended")])

@@ -39,22 +39,33 @@ struct CancellationReasonTests {
     #expect(CancellationReason.custom("explicit") != CancellationReason.explicit)
   }
 
-  @Test("reaches work that implements cancel(reason:)")
-  func reachesCancelReasonImplementers() {
-    let bag = CancelBag()
-    let probe = RecordingWork()
-    bag.add(probe)
-    bag.cancelAll(reason: .custom("page left"))
-    #expect(probe.reasons == [.custom("page left")])
+  /// How reason-aware work stands in a bag.
+  enum ReasonAwareForm: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case classInstance = "a class"
+    case boxedValue = "a value type, which the bag boxes"
+    var testDescription: String { rawValue }
+
+    /// Adds work of this form to `bag`, passing every cancel on to `record`.
+    func add(_ record: RecordingWork, to bag: CancelBag) {
+      switch self {
+      case .classInstance: bag.add(record)
+      case .boxedValue: bag.add(RecordingValueWork(record))
+      }
+    }
   }
 
-  @Test("reaches value-type work through the box the bag puts it in")
-  func reachesBoxedWork() {
+  @Test(
+    "reaches work that implements cancel(reason:), a class or a value type in its box",
+    arguments: ReasonAwareForm.allCases)
+  func reachesReasonAwareWork(form: ReasonAwareForm) {
     let bag = CancelBag()
-    let probe = RecordingWork()
-    bag.add(RecordingValueWork(probe))
+    let (cancelled, ended) = (RecordingWork(), RecordingWork())
+    form.add(cancelled, to: bag)
+    bag.cancelAll(reason: .custom("page left"))
+    form.add(ended, to: bag)
     bag.end(reason: .timedOut)
-    #expect(probe.reasons == [.timedOut])
+    #expect(cancelled.reasons == [.custom("page left")])
+    #expect(ended.reasons == [.timedOut])
   }
 
   @Test("reaches closures added with add(onCancel:), which run once and only when cancelled")

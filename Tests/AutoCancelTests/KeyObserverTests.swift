@@ -4,6 +4,16 @@ import Testing
 
 @testable import AutoCancel
 
+/// An observer offered `isRunning` as the key's first state, and whose reader has read it.
+private func observerHavingRead(
+  _ isRunning: Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async -> KeyObserver {
+  let observer = KeyObserver(id: 0)
+  observer.offer(isRunning: isRunning, version: 1, ends: false)
+  #expect(await observer.next() == isRunning, sourceLocation: sourceLocation)
+  return observer
+}
+
 @Suite("A key's observer", timeLimit(minutes: 1))
 struct KeyObserverTests {
   @Test("drops a change older than one it already has: the newest state is the one read")
@@ -18,9 +28,7 @@ struct KeyObserverTests {
 
   @Test("never hands the same state twice in a row, however many changes pass between reads")
   func neverRepeatsAState() async {
-    let observer = KeyObserver(id: 0)
-    observer.offer(isRunning: true, version: 1, ends: false)
-    #expect(await observer.next() == true)
+    let observer = await observerHavingRead(true)
     // Two changes while the reader is away bring the key back to what it read last: nothing
     // to hand. The next change is the next value read.
     observer.offer(isRunning: false, version: 2, ends: false)
@@ -48,9 +56,7 @@ struct KeyObserverTests {
 
   @Test("a waiting read returns nil when the reader stops")
   func stopEndsAWaitingRead() async {
-    let observer = KeyObserver(id: 0)
-    observer.offer(isRunning: false, version: 1, ends: false)
-    #expect(await observer.next() == false)
+    let observer = await observerHavingRead(false)
     let read = Task { await observer.next() }
     // Offered the state already read: the read keeps waiting until the stop.
     observer.offer(isRunning: false, version: 2, ends: false)

@@ -16,164 +16,139 @@ private func cancellation<Success>(of task: Task<Success, any Error>?) async -> 
 
 @Suite("A task launched under a key, by its policy", timeLimit(minutes: 1))
 struct KeyPolicyTests {
+  /// A new bag for each test, whose tasks run the operations of its log.
+  let keyed = LoggedBag()
+
   // MARK: replace
 
   @Test(
     "replace cancels everything under the key (running, waiting, beside) and starts at once")
   func replaceCancelsEverythingUnderTheKey() async throws {
-    let bag = CancelBag()
-    let log = OperationLog()
-    let first = bag.task(key: "k", policy: .runConcurrently, operation: log.operation("first"))
-    let beside = bag.task(key: "k", policy: .runConcurrently, operation: log.operation("beside"))
-    let waiting = bag.task(key: "k", policy: .enqueue, operation: log.operation("waiting"))
-    await log.waitUntilStarted("first")
-    await log.waitUntilStarted("beside")
-    let newest = bag.task(key: "k", policy: .replace, operation: log.operation("newest"))
-    await log.waitUntilStarted("newest")
+    let first = keyed.launch("first", policy: .runConcurrently)
+    let beside = keyed.launch("beside", policy: .runConcurrently)
+    let waiting = keyed.launch("waiting", policy: .enqueue)
+    await keyed.log.waitUntilStarted("first")
+    await keyed.log.waitUntilStarted("beside")
+    let newest = keyed.launch("newest", policy: .replace)
+    await keyed.log.waitUntilStarted("newest")
     #expect(await cancellation(of: waiting) == true)
-    log.release("first")
-    log.release("beside")
-    #expect(try await first?.value == .replaced)
-    #expect(try await beside?.value == .replaced)
-    log.release("newest")
-    #expect(try await newest?.value == nil)
-    #expect(!log.hasStarted("waiting"))
+    #expect(try await keyed.release("first", first) == .replaced)
+    #expect(try await keyed.release("beside", beside) == .replaced)
+    #expect(try await keyed.release("newest", newest) == nil)
+    #expect(!keyed.log.hasStarted("waiting"))
   }
 
   // MARK: ignoreNew
 
   @Test("ignoreNew is refused (nil) while a task runs under the key; its operation never runs")
   func ignoreNewIsRefusedWhileTheKeyRuns() async throws {
-    let bag = CancelBag()
-    let log = OperationLog()
-    let running = bag.task(key: "save", policy: .ignoreNew, operation: log.operation("first"))
+    let running = keyed.launch("first", key: "save", policy: .ignoreNew)
     #expect(running != nil)
-    await log.waitUntilStarted("first")
-    let refused = bag.task(key: "save", policy: .ignoreNew, operation: log.operation("second"))
-    #expect(refused == nil)
-    #expect(bag.count == 1)
-    log.release("first")
-    _ = try await running?.value
-    let later = bag.task(key: "save", policy: .ignoreNew, operation: log.operation("third"))
+    await keyed.log.waitUntilStarted("first")
+    #expect(keyed.launch("second", key: "save", policy: .ignoreNew) == nil)
+    #expect(keyed.bag.count == 1)
+    try await keyed.release("first", running)
+    let later = keyed.launch("third", key: "save", policy: .ignoreNew)
     #expect(later != nil)
-    log.release("third")
-    _ = try await later?.value
-    #expect(log.startOrder == ["first", "third"])
+    try await keyed.release("third", later)
+    #expect(keyed.log.startOrder == ["first", "third"])
   }
 
   @Test("ignoreNew is refused while a cancelled task under the key has not returned")
   func ignoreNewWaitsForCancelledTasksToReturn() async throws {
-    let bag = CancelBag()
-    let log = OperationLog()
-    let cancelled = bag.task(key: "save", policy: .ignoreNew, operation: log.operation("first"))
-    await log.waitUntilStarted("first")
-    bag.cancel(key: "save")
-    #expect(bag.count == 0)
+    let cancelled = keyed.launch("first", key: "save", policy: .ignoreNew)
+    await keyed.log.waitUntilStarted("first")
+    keyed.bag.cancel(key: "save")
+    #expect(keyed.bag.count == 0)
     // Cancelled, and out of the bag, but its operation still runs.
-    #expect(bag.task(key: "save", policy: .ignoreNew, operation: log.operation("x")) == nil)
-    log.release("first")
-    #expect(try await cancelled?.value == .explicit)
-    let later = bag.task(key: "save", policy: .ignoreNew, operation: log.operation("later"))
+    #expect(keyed.launch("x", key: "save", policy: .ignoreNew) == nil)
+    #expect(try await keyed.release("first", cancelled) == .explicit)
+    let later = keyed.launch("later", key: "save", policy: .ignoreNew)
     #expect(later != nil)
-    log.release("later")
-    _ = try await later?.value
-    #expect(!log.hasStarted("x"))
+    try await keyed.release("later", later)
+    #expect(!keyed.log.hasStarted("x"))
   }
 
   // MARK: enqueue
 
   @Test("enqueue starts each launch once the one before it returned, in launch order")
   func enqueueRunsOneAtATimeInOrder() async throws {
-    let bag = CancelBag()
-    let log = OperationLog()
     let names = ["a", "b", "c", "d"]
-    let tasks = names.map { bag.task(key: "k", policy: .enqueue, operation: log.operation($0)) }
-    #expect(bag.count == 4)
-    #expect(bag.waitingLaunchCount(key: "k") == 3)
+    let tasks = names.map { keyed.launch($0, policy: .enqueue) }
+    #expect(keyed.bag.count == 4)
+    #expect(keyed.bag.waitingLaunchCount(key: "k") == 3)
     for name in names {
-      await log.waitUntilStarted(name)
-      log.release(name)
+      await keyed.log.waitUntilStarted(name)
+      keyed.log.release(name)
     }
     for task in tasks { _ = try await task?.value }
-    #expect(log.startOrder == names)
-    #expect(log.mostAtOnce == 1)
+    #expect(keyed.log.startOrder == names)
+    #expect(keyed.log.mostAtOnce == 1)
     #expect(
-      log.entries == names.flatMap { [OperationLog.Entry.started($0), .returned($0)] })
+      keyed.log.entries == names.flatMap { [OperationLog.Entry.started($0), .returned($0)] })
   }
 
   @Test("a waiting launch cancelled alone never runs; the others keep their turn")
   func cancellingAWaitingLaunchRemovesOnlyIt() async throws {
-    let bag = CancelBag()
-    let log = OperationLog()
-    let first = bag.task(key: "k", policy: .enqueue, operation: log.operation("first"))
-    let second = bag.task(key: "k", policy: .enqueue, operation: log.operation("second"))
-    let third = bag.task(key: "k", policy: .enqueue, operation: log.operation("third"))
-    await log.waitUntilStarted("first")
+    let first = keyed.launch("first", policy: .enqueue)
+    let second = keyed.launch("second", policy: .enqueue)
+    let third = keyed.launch("third", policy: .enqueue)
+    await keyed.log.waitUntilStarted("first")
     second?.cancel()  // through its handle, while it waits
     #expect(await cancellation(of: second) == true)
-    #expect(bag.count == 2)
-    log.release("first")
-    await log.waitUntilStarted("third")
-    log.release("third")
-    _ = try await first?.value
-    _ = try await third?.value
-    #expect(log.startOrder == ["first", "third"])
+    #expect(keyed.bag.count == 2)
+    try await keyed.release("first", first)
+    await keyed.log.waitUntilStarted("third")
+    try await keyed.release("third", third)
+    #expect(keyed.log.startOrder == ["first", "third"])
   }
 
   @Test("cancelAll and end cancel waiting launches, which never run; nothing starts after end")
   func waitingLaunchesNeverRunOnceCancelled() async throws {
-    let bag = CancelBag()
-    let log = OperationLog()
-    let first = bag.task(key: "k", policy: .enqueue, operation: log.operation("first"))
-    let waiting = bag.task(key: "k", policy: .enqueue, operation: log.operation("waiting"))
-    await log.waitUntilStarted("first")
-    bag.cancelAll()
+    let first = keyed.launch("first", policy: .enqueue)
+    let waiting = keyed.launch("waiting", policy: .enqueue)
+    await keyed.log.waitUntilStarted("first")
+    keyed.bag.cancelAll()
     #expect(await cancellation(of: waiting) == true)
-    let afterCancelAll = bag.task(key: "k", policy: .enqueue, operation: log.operation("next"))
-    bag.end()
+    let afterCancelAll = keyed.launch("next", policy: .enqueue)
+    keyed.bag.end()
     #expect(await cancellation(of: afterCancelAll) == true)
-    let afterEnd = bag.task(key: "k", policy: .enqueue, operation: log.operation("late"))
-    #expect(await cancellation(of: afterEnd) == true)
-    log.release("first")
-    #expect(try await first?.value == .explicit)
-    #expect(log.startOrder == ["first"])
+    #expect(await cancellation(of: keyed.launch("late", policy: .enqueue)) == true)
+    #expect(try await keyed.release("first", first) == .explicit)
+    #expect(keyed.log.startOrder == ["first"])
   }
 
   @Test("enqueue waits for a cancelled task under the key to return")
   func enqueueWaitsForCancelledTasksToReturn() async throws {
-    let bag = CancelBag()
-    let log = OperationLog()
-    let first = bag.task(key: "k", policy: .enqueue, operation: log.operation("first"))
-    await log.waitUntilStarted("first")
-    bag.cancel(key: "k")
-    let next = bag.task(key: "k", policy: .enqueue, operation: log.operation("next"))
-    #expect(bag.waitingLaunchCount(key: "k") == 1)
-    log.release("first")
-    await log.waitUntilStarted("next")
-    log.release("next")
+    let first = keyed.launch("first", policy: .enqueue)
+    await keyed.log.waitUntilStarted("first")
+    keyed.bag.cancel(key: "k")
+    let next = keyed.launch("next", policy: .enqueue)
+    #expect(keyed.bag.waitingLaunchCount(key: "k") == 1)
+    keyed.log.release("first")
+    await keyed.log.waitUntilStarted("next")
+    try await keyed.release("next", next)
     _ = try await first?.value
-    _ = try await next?.value
     #expect(
-      log.entries == [.started("first"), .returned("first"), .started("next"), .returned("next")])
+      keyed.log.entries == [
+        .started("first"), .returned("first"), .started("next"), .returned("next"),
+      ])
   }
 
   // MARK: runConcurrently
 
   @Test("runConcurrently starts beside what runs; cancel(key:) cancels all of it")
   func runConcurrentlyStartsBeside() async throws {
-    let bag = CancelBag()
-    let log = OperationLog()
-    let tasks = ["a", "b", "c"].map {
-      bag.task(key: "k", policy: .runConcurrently, operation: log.operation($0))
+    let tasks = ["a", "b", "c"].map { keyed.launch($0, policy: .runConcurrently) }
+    for name in ["a", "b", "c"] { await keyed.log.waitUntilStarted(name) }
+    #expect(keyed.log.mostAtOnce == 3)
+    let other = keyed.launch("o", key: "other", policy: .runConcurrently)
+    keyed.bag.cancel(key: "k", reason: .custom("gone"))
+    #expect(keyed.bag.count == 1)
+    for (name, task) in zip(["a", "b", "c"], tasks) {
+      #expect(try await keyed.release(name, task) == .custom("gone"))
     }
-    for name in ["a", "b", "c"] { await log.waitUntilStarted(name) }
-    #expect(log.mostAtOnce == 3)
-    let other = bag.task(key: "other", policy: .runConcurrently, operation: log.operation("o"))
-    bag.cancel(key: "k", reason: .custom("gone"))
-    #expect(bag.count == 1)
-    for name in ["a", "b", "c", "o"] { log.release(name) }
-    for task in tasks { #expect(try await task?.value == .custom("gone")) }
-    #expect(try await other?.value == nil)
+    #expect(try await keyed.release("o", other) == nil)
   }
 
   // MARK: Every policy

@@ -5,9 +5,11 @@ import Testing
 
 @Suite("A bag task's cancellation", timeLimit(minutes: 1))
 struct TaskCancellationTests {
+  /// A new cancellation for each test, of a bag task not yet begun nor attached.
+  let cancellation = TaskCancellation(core: BagCore())
+
   @Test("publishes the bag's reason to the running task, and withdraws it when the task ends")
   func withdrawsTheReasonAtTheEnd() async {
-    let cancellation = TaskCancellation(core: BagCore())
     let (begun, cancelled) = (Gate(), Gate())
     let task = Task { () -> (CancellationReason?, CancellationReason?) in
       cancellation.begin()
@@ -29,7 +31,6 @@ struct TaskCancellationTests {
 
   @Test("cancels the task as it begins, with the reason, when the bag cancelled it first")
   func publishesFromBeginWhenCancelledFirst() async {
-    let cancellation = TaskCancellation(core: BagCore())
     cancellation.cancel(reason: .replaced)
     let (cancelled, reason) = await Task { () -> (Bool, CancellationReason?) in
       cancellation.begin()
@@ -42,7 +43,6 @@ struct TaskCancellationTests {
 
   @Test("publishes the reason as it is attached, when the bag cancelled a running task first")
   func publishesFromAttachWhenCancelledBeforeIt() async {
-    let cancellation = TaskCancellation(core: BagCore())
     let (begun, attached) = (Gate(), Gate())
     let task = Task { () -> (Bool, CancellationReason?) in
       cancellation.begin()
@@ -62,7 +62,6 @@ struct TaskCancellationTests {
 
   @Test("publishes nothing for a task whose handle cancelled it before the bag did")
   func publishesNothingAfterAHandleCancel() async {
-    let cancellation = TaskCancellation(core: BagCore())
     let (begun, cancelled) = (Gate(), Gate())
     let task = Task { () -> CancellationReason? in
       cancellation.begin()
@@ -82,7 +81,6 @@ struct TaskCancellationTests {
 
   @Test("names the task by its own type")
   func namesTheTaskByItsType() async {
-    let cancellation = TaskCancellation(core: BagCore())
     let gate = Gate()
     let task = Task { () -> Int in
       await gate.wait()

@@ -50,21 +50,25 @@ struct UncheckedWorkTests {
     #expect(request.cancelCount == 0)
   }
 
-  @Test("whose cancel returns a value joins through the closure form")
-  func chainingCancelJoinsThroughClosure() {
-    let request = ChainingRequest()
-    let bag = CancelBag()
-    bag.add { _ in request.cancel() }
-    bag.cancelAll()
-    #expect(request.cancelCount == 1)
+  /// How work whose cancel returns a value joins a bag.
+  enum Join: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case closure = "the closure form"
+    case unchecked = "add(unchecked:)"
+    var testDescription: String { rawValue }
   }
 
-  @Test("whose cancel returns a value joins through add(unchecked:) too")
-  func chainingCancelJoinsUnchecked() {
+  @Test(
+    "whose cancel returns a value joins through the closure form or add(unchecked:)",
+    arguments: Join.allCases, BagEnding.allCases)
+  func chainingCancelJoins(join: Join, ending: BagEnding) {
     let request = ChainingRequest()
-    let bag = CancelBag()
-    bag.add(unchecked: request) { $0.cancel() }
-    bag.end()
+    var bag: CancelBag? = CancelBag()
+    switch join {
+    case .closure: bag!.add { _ in request.cancel() }
+    case .unchecked: bag!.add(unchecked: request) { $0.cancel() }
+    }
+    ending.apply(to: &bag)
     #expect(request.cancelCount == 1)
+    _ = bag
   }
 }

@@ -91,8 +91,7 @@ struct FaultInjectionTests {
   func registrationsStayUsableWhileTheOwnersDeinitBlocks() async throws {
     let (entered, release) = (Gate(), Gate())
     let owner = Protected<ModelOwner?>(ModelOwner())
-    weak var weakOwner: ModelOwner?
-    weakOwner = owner.current
+    let weakOwner = WeakBox(owner.current)
     let records = (0..<3).map { ItemRecord(id: $0) }
     let registrations = owner.withLock { owner in
       [
@@ -106,17 +105,11 @@ struct FaultInjectionTests {
       ]
     }
     async let drop: Void = onNewThread {
-      // The only strong reference goes away here, outside the holder's lock.
-      var last = owner.withLock { owner in
-        defer { owner = nil }
-        return owner
-      }
-      last = nil
-      _ = last
+      owner.dropOwner()
     }
     await entered.wait()
 
-    #expect(weakOwner == nil)
+    #expect(weakOwner.object == nil)
     for registration in registrations {
       #expect(!registration.isActive)
       registration.finish()
@@ -255,48 +248,34 @@ struct FaultInjectionTests {
   @Test("an owner's deinit may run inside another bag's cancel")
   func ownerDeinitRunsInsideAnotherBagsCancel() {
     let holder = Protected<ModelOwner?>(ModelOwner())
-    weak var weakOwner: ModelOwner?
-    weakOwner = holder.current
+    let weakOwner = WeakBox(holder.current)
     let records = (0..<2).map { ItemRecord(id: $0) }
     holder.withLock { owner in
       for record in records { owner!.autoCancel(RecordedWork(record)) }
     }
     let other = CancelBag()
-    other.add { _ in
-      var last = holder.withLock { owner in
-        defer { owner = nil }
-        return owner
-      }
-      last = nil
-      _ = last
-    }
+    other.add { _ in holder.dropOwner() }
     other.cancelAll()
-    #expect(weakOwner == nil)
+    #expect(weakOwner.object == nil)
     #expect(records.map(\.reasons) == [[.ownerGone], [.ownerGone]])
   }
 
   @Test("an owner's deinit may run inside the cancel of one of its own items")
   func ownerDeinitRunsInsideItsOwnItemsCancel() {
     let holder = Protected<ModelOwner?>(ModelOwner())
-    weak var weakOwner: ModelOwner?
-    weakOwner = holder.current
+    let weakOwner = WeakBox(holder.current)
     let records = (0..<3).map { ItemRecord(id: $0) }
     let registration = holder.withLock { owner in
       owner!.autoCancel(RecordedWork(records[0]))
       let registration = owner!.cancelBag.add { reason in
         records[1].cancelled(reason)
-        var last = holder.withLock { owner in
-          defer { owner = nil }
-          return owner
-        }
-        last = nil
-        _ = last
+        holder.dropOwner()
       }
       owner!.autoCancel(RecordedWork(records[2]))
       return registration
     }
     registration.cancel()
-    #expect(weakOwner == nil)
+    #expect(weakOwner.object == nil)
     #expect(records.map(\.reasons) == [[.ownerGone], [.explicit], [.ownerGone]])
   }
 
@@ -311,21 +290,11 @@ struct FaultInjectionTests {
       owners[index].withLock { owner in
         _ = owner!.cancelBag.add { reason in
           records[index].cancelled(reason)
-          var last = next?.withLock { owner in
-            defer { owner = nil }
-            return owner
-          }
-          last = nil
-          _ = last
+          next?.dropOwner()
         }
       }
     }
-    var first = owners[0].withLock { owner in
-      defer { owner = nil }
-      return owner
-    }
-    first = nil
-    _ = first
+    owners[0].dropOwner()
     #expect(weakOwners.allSatisfy { $0.object == nil })
     #expect(records.allSatisfy { $0.reasons == [.ownerGone] })
   }
@@ -390,8 +359,15 @@ struct FaultInjectionTests {
   }
 }
 
-/// A weak reference, to check that something was freed.
-struct WeakBox<Object: AnyObject> {
-  weak var object: Object?
-  init(_ object: Object?) { self.object = object }
+extension Protected where Value == ModelOwner? {
+  /// Takes the owner out and drops it: the only strong reference goes away here, outside the
+  /// box's lock, so that the owner's deinit runs in this call.
+  func dropOwner() {
+    var last = withLock { owner in
+      defer { owner = nil }
+      return owner
+    }
+    last = nil
+    _ = last
+  }
 }

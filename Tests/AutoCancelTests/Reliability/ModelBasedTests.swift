@@ -38,15 +38,26 @@ struct ModelBasedTests {
     return stride(from: share, to: all.count, by: shares).map { all[$0] }
   }
 
+  /// The runs of share `share` when `total` operations go in runs of at most
+  /// `operationsPerRun` (see ``plan(total:operationsPerRun:)``): their seeds, the number of runs
+  /// of all shares, and the operations of each run. Throws if the share has no run.
+  static func runs(
+    share: Int, total: Int, operationsPerRun: Int,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> (seeds: [UInt64], runs: Int, operationsPerRun: Int) {
+    let (runs, perRun) = plan(total: total, operationsPerRun: operationsPerRun)
+    let seeds = seeds(share: share, runs: runs)
+    try #require(!seeds.isEmpty, "share \(share) has no run", sourceLocation: sourceLocation)
+    return (seeds, runs, perRun)
+  }
+
   @Test(
     "single-threaded random operations leave the bag in the model's state after each one",
     arguments: shareArguments)
   func singleThreadedRunsMatchTheModel(share: Int) async throws {
-    let total = ReliabilityConfig.totalOperations * 3 / 10
-    let (runs, operationsPerRun) = Self.plan(
-      total: total, operationsPerRun: Self.singleThreadedOperationsPerRun)
-    let seeds = Self.seeds(share: share, runs: runs)
-    try #require(!seeds.isEmpty, "share \(share) has no run")
+    let (seeds, runs, operationsPerRun) = try Self.runs(
+      share: share, total: ReliabilityConfig.totalOperations * 3 / 10,
+      operationsPerRun: Self.singleThreadedOperationsPerRun)
     print(
       "single-threaded model runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
         + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
@@ -76,10 +87,9 @@ struct ModelBasedTests {
     "random launches and adds under keys start, wait, are refused and end as the model says",
     arguments: shareArguments)
   func launchRunsMatchTheModel(share: Int) async throws {
-    let total = ReliabilityConfig.totalOperations / 20
-    let (runs, steps) = Self.plan(total: total, operationsPerRun: Self.launchStepsPerRun)
-    let seeds = Self.seeds(share: share, runs: runs)
-    try #require(!seeds.isEmpty, "share \(share) has no run")
+    let (seeds, runs, steps) = try Self.runs(
+      share: share, total: ReliabilityConfig.totalOperations / 20,
+      operationsPerRun: Self.launchStepsPerRun)
     // The runs block their thread while the bag's tasks run on the cooperative pool: give
     // them one of their own.
     let outcome = try await onNewThread { () -> Result<LaunchRun.Outcome, ReliabilityFailure> in
@@ -109,13 +119,11 @@ struct ModelBasedTests {
     "multi-threaded random operations end every item exactly once, for a reason they allow",
     arguments: shareArguments)
   func multiThreadedRunsEndEveryItemExactlyOnce(share: Int) async throws {
-    let total = ReliabilityConfig.totalOperations * 7 / 10
-    let (runs, operationsPerRun) = Self.plan(
-      total: total, operationsPerRun: Self.threads * Self.operationsPerThread)
+    let (seeds, runs, operationsPerRun) = try Self.runs(
+      share: share, total: ReliabilityConfig.totalOperations * 7 / 10,
+      operationsPerRun: Self.threads * Self.operationsPerThread)
     let operationsPerThread = operationsPerRun / Self.threads
     let perRun = operationsPerThread * Self.threads
-    let seeds = Self.seeds(share: share, runs: runs)
-    try #require(!seeds.isEmpty, "share \(share) has no run")
     print(
       "multi-threaded model runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
         + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")

@@ -16,11 +16,11 @@ final class LaunchLog: Sendable {
     /// Bags that have ended.
     var endedBags: Set<Int> = []
     var violations: [String] = []
-    var released: Set<Int> = []
-    var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
   }
 
   private let state = Protected(State())
+  /// Lets each operation return when the driver says, whatever cancels it.
+  private let releases = OperationLog()
   /// Signalled at every start, for a driver blocked in `waitUntilStarted`.
   private let starts = NSCondition()
 
@@ -44,15 +44,7 @@ final class LaunchLog: Sendable {
         state.running[slot] = others + 1
       }
       starts.withLock { starts.broadcast() }
-      await withCheckedContinuation { continuation in
-        let isReleased = state.withLock { state in
-          if state.released.contains(id) { return true }
-          state.waiting[id] = continuation
-          return false
-        }
-        if isReleased { continuation.resume() }
-      }
-      let reason = CancellationReason.current
+      let reason = await releases.operation("\(id)")()
       state.withLock { state in
         state.running[slot]! -= 1
         state.returned.insert(id)
@@ -61,13 +53,7 @@ final class LaunchLog: Sendable {
     }
   }
 
-  func release(_ id: Int) {
-    let waiting = state.withLock { state in
-      state.released.insert(id)
-      return state.waiting.removeValue(forKey: id)
-    }
-    waiting?.resume()
-  }
+  func release(_ id: Int) { releases.release("\(id)") }
 
   func bagEnded(_ bag: Int) { state.withLock { _ = $0.endedBags.insert(bag) } }
 
