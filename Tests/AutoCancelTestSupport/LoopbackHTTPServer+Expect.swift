@@ -29,4 +29,28 @@ extension LoopbackHTTPServer {
     }
     return record
   }
+
+  /// Waits until the connection counters satisfy `predicate`, and returns them; if they do not
+  /// within ``waitBound`` seconds (or the server stops first), records an issue naming `what`
+  /// and returns `nil`. A cancelled wait returns `nil` without an issue.
+  ///
+  /// ```swift
+  /// await server.expectConnections("every connection closed") { $0.open == 0 }
+  /// ```
+  @discardableResult
+  package func expectConnections(
+    _ what: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation,
+    where predicate: @escaping @Sendable (ConnectionStats) -> Bool
+  ) async -> ConnectionStats? {
+    let started = DispatchTime.now()
+    let stats = await waitForConnections(timeout: waitBound, where: predicate)
+    if stats != nil {
+      WaitLog.record(since: started, "the server's connections: \(what())", sourceLocation)
+    } else if !Task.isCancelled {
+      Issue.record(
+        "The server's connections never reached the expected state: \(what())",
+        sourceLocation: sourceLocation)
+    }
+    return stats
+  }
 }
