@@ -18,16 +18,9 @@ extension LoopbackHTTPServer {
     id: String, sourceLocation: SourceLocation = #_sourceLocation,
     where predicate: @escaping @Sendable (RequestRecord) -> Bool = { $0.isFinished }
   ) async -> RequestRecord? {
-    let started = DispatchTime.now()
-    let record = await waitForRecord(id: id, timeout: waitBound, where: predicate)
-    if record != nil {
-      WaitLog.record(since: started, "the server's record \"\(id)\" is as expected", sourceLocation)
-    } else if !Task.isCancelled {
-      Issue.record(
-        "The server's record \"\(id)\" did not reach the expected state",
-        sourceLocation: sourceLocation)
+    await expecting("the server's record \"\(id)\" is as expected", sourceLocation) {
+      await waitForRecord(id: id, timeout: waitBound, where: predicate)
     }
-    return record
   }
 
   /// Waits until the connection counters satisfy `predicate`, and returns them; if they do not
@@ -42,15 +35,23 @@ extension LoopbackHTTPServer {
     _ what: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation,
     where predicate: @escaping @Sendable (ConnectionStats) -> Bool
   ) async -> ConnectionStats? {
-    let started = DispatchTime.now()
-    let stats = await waitForConnections(timeout: waitBound, where: predicate)
-    if stats != nil {
-      WaitLog.record(since: started, "the server's connections: \(what())", sourceLocation)
-    } else if !Task.isCancelled {
-      Issue.record(
-        "The server's connections never reached the expected state: \(what())",
-        sourceLocation: sourceLocation)
+    await expecting("the server's connections: \(what())", sourceLocation) {
+      await waitForConnections(timeout: waitBound, where: predicate)
     }
-    return stats
   }
+}
+
+/// One of the server's bounded waits, as the tests' waits are: logged if slow (``WaitLog``),
+/// an issue naming `what` if it gave up, nothing if the task was cancelled.
+private func expecting<Value: Sendable>(
+  _ what: String, _ sourceLocation: SourceLocation, _ wait: () async -> Value?
+) async -> Value? {
+  let started = DispatchTime.now()
+  let value = await wait()
+  if value != nil {
+    WaitLog.record(since: started, what, sourceLocation)
+  } else if !Task.isCancelled {
+    Issue.record("Waited \(waitBound) s in vain until \(what)", sourceLocation: sourceLocation)
+  }
+  return value
 }
