@@ -99,9 +99,7 @@ struct LoopbackHTTPServerClientGoneTests {
   @Test("notes a client that leaves mid-upload, with the bytes it sent")
   func aClientLeavingMidUploadIsNotedWithTheBytesItSent() async throws {
     try await withClient { server, client in
-      try await client.send(
-        "POST /upload?id=gone-upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
-      try await client.send([UInt8](repeating: 1, count: 1234))
+      try await client.upload("/upload?id=gone-upload", length: 1_000_000, sending: 1234)
       client.close()
 
       let record = try #require(await server.expectRecord(id: "gone-upload"))

@@ -86,14 +86,10 @@ struct LoopbackHTTPServerTests {
   @Test("counts the body of an upload", arguments: ["POST", "PUT"])
   func uploadCountsTheRequestBody(method: String) async throws {
     try await withClient { server, client in
-      let body = [UInt8](repeating: 7, count: 300_000)
-      try await client.send(
-        "\(method) /upload?id=up-\(method) HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n"
-      )
-      try await client.send(body)
+      try await client.upload("/upload?id=up-\(method)", method: method, length: 300_000)
       let response = try await client.readResponse()
       #expect(response.status == 200)
-      #expect(String(decoding: response.body, as: UTF8.self) == "300000")
+      #expect(response.text == "300000")
       let record = try #require(await server.expectRecord(id: "up-\(method)"))
       #expect(record.requestBodyBytes == 300_000)
       #expect(record.method == method)
@@ -104,43 +100,34 @@ struct LoopbackHTTPServerTests {
   @Test("holds an upload after the bytes asked for until released, and then reads the rest")
   func heldUploadWaitsForItsRelease() async throws {
     try await withClient { server, client in
-      try await client.send(
-        "POST /upload?id=held&hold=10000 HTTP/1.1\r\nHost: x\r\nContent-Length: 40000\r\n\r\n")
-      try await client.send([UInt8](repeating: 7, count: 40_000))
+      try await client.upload("/upload?id=held&hold=10000", length: 40_000)
       // The whole body is sent; the server reads up to the hold, and no further.
       let held = await server.expectRecord(id: "held") { $0.requestBodyBytes >= 10_000 }
       #expect(held?.requestBodyBytes == 10_000)
       #expect(server.record(id: "held")?.requestBodyBytes == 10_000)
       server.releaseUpload(id: "held")
-      let response = try await client.readResponse()
-      #expect(String(decoding: response.body, as: UTF8.self) == "40000")
+      #expect(try await client.readResponse().text == "40000")
     }
   }
 
   @Test("reads a paced upload a chunk at a time")
   func pacedUploadIsReadInChunks() async throws {
     try await withClient { server, client in
-      try await client.send(
-        "POST /upload?id=paced&chunk=10000&interval_ms=20 HTTP/1.1\r\nHost: x\r\n"
-          + "Content-Length: 40000\r\n\r\n")
-      try await client.send([UInt8](repeating: 7, count: 40_000))
+      try await client.upload("/upload?id=paced&chunk=10000&interval_ms=20", length: 40_000)
       // The whole body is sent; the server reads one chunk, then pauses.
       let partway = await server.expectRecord(id: "paced") {
         $0.requestBodyBytes > 0 && $0.requestBodyBytes < 40_000
       }
       #expect(partway?.requestBodyBytes == 10_000)
-      let response = try await client.readResponse()
-      #expect(String(decoding: response.body, as: UTF8.self) == "40000")
+      #expect(try await client.readResponse().text == "40000")
     }
   }
 
   @Test("sees a client that left a held upload once the upload is released")
   func heldUploadSeesTheClientLeaveOnRelease() async throws {
     try await withClient { server, client in
-      try await client.send(
-        "POST /upload?id=held-gone&hold=10000 HTTP/1.1\r\nHost: x\r\n"
-          + "Content-Length: 1000000\r\n\r\n")
-      try await client.send([UInt8](repeating: 7, count: 30_000))
+      try await client.upload(
+        "/upload?id=held-gone&hold=10000", length: 1_000_000, sending: 30_000)
       await server.expectRecord(id: "held-gone") { $0.requestBodyBytes >= 10_000 }
       client.close()
       server.releaseUpload(id: "held-gone")
@@ -153,15 +140,13 @@ struct LoopbackHTTPServerTests {
   @Test("answers Expect: 100-continue before reading an upload's body")
   func uploadAnswersExpectContinueBeforeReadingTheBody() async throws {
     try await withClient { server, client in
-      try await client.send(
-        "POST /upload?id=expect HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"
-      )
+      try await client.upload(
+        "/upload?id=expect", length: 5, sending: 0, headers: ["Expect: 100-continue"])
       // The server must answer 100 before we send the body, or this read would block.
       let (interim, _) = try await client.readHeadIncludingInterim()
       #expect(interim == 100)
       try await client.send("hello")
-      let response = try await client.readResponse()
-      #expect(String(decoding: response.body, as: UTF8.self) == "5")
+      #expect(try await client.readResponse().text == "5")
     }
   }
 
@@ -172,7 +157,7 @@ struct LoopbackHTTPServerTests {
         "POST /upload?id=chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
           + "5\r\nhello\r\nA;ext=1\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n")
       let response = try await client.readResponse()
-      #expect(String(decoding: response.body, as: UTF8.self) == "15")
+      #expect(response.text == "15")
       let record = try #require(await server.expectRecord(id: "chunked"))
       #expect(record.requestBodyBytes == 15)
     }
@@ -199,11 +184,9 @@ struct LoopbackHTTPServerTests {
       let response = try await client.readResponse()
       #expect(response.status == 405)
       #expect(response.headers["allow"] == "POST, PUT")
-      try await client.send(
-        "POST /upload?hold=-1 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
+      try await client.upload("/upload?hold=-1", length: 1)
       #expect(try await client.readResponse().status == 400)
-      try await client.send(
-        "POST /upload?chunk=0 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
+      try await client.upload("/upload?chunk=0", length: 1)
       #expect(try await client.readResponse().status == 400)
     }
   }

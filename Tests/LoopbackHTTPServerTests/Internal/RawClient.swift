@@ -30,6 +30,9 @@ final class RawClient: @unchecked Sendable {
     var status: Int
     var headers: [String: String]
     var body: [UInt8]
+
+    /// The body as UTF-8 text.
+    var text: String { String(decoding: body, as: UTF8.self) }
   }
 
   struct Failure: Error, CustomStringConvertible {
@@ -58,6 +61,20 @@ final class RawClient: @unchecked Sendable {
   func get(_ target: String, headers: [String] = []) async throws {
     let extra = headers.map { "\($0)\r\n" }.joined()
     try await send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)\r\n")
+  }
+
+  /// Sends the head of an upload to `target` that announces `length` body bytes, then the
+  /// first `sent` of them (all by default).
+  func upload(
+    _ target: String, method: String = "POST", length: Int, sending sent: Int? = nil,
+    headers: [String] = []
+  ) async throws {
+    let extra = headers.map { "\($0)\r\n" }.joined()
+    try await send(
+      "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\(extra)\r\n"
+    )
+    let count = sent ?? length
+    if count > 0 { try await send([UInt8](repeating: 7, count: count)) }
   }
 
   /// Reads a response head (skipping `100 Continue`); the body is left unread.
