@@ -110,5 +110,31 @@ final class SampleAPI: Sendable {
   }
 }
 
+extension SampleAPI {
+  /// Holds the calls named `text`, runs `start`, waits until one of them started, runs `stop`,
+  /// and waits until that call was cancelled: how the samples check that an owner cancels its
+  /// work. Runs on the caller's actor, as the closures do.
+  ///
+  /// ```swift
+  /// let model = SearchViewModel()
+  /// await api.expectCancellation(of: "query") {
+  ///   model.search("query")
+  /// } cancelledBy: {
+  ///   model.pageDidDisappear()
+  /// }
+  /// ```
+  func expectCancellation(
+    of text: String, isolation: isolated (any Actor)? = #isolation,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    startedBy start: () -> Void, cancelledBy stop: () -> Void
+  ) async {
+    holdSearches(for: text)
+    start()
+    await wait(for: text, sourceLocation: sourceLocation) { started, _ in started == 1 }
+    stop()
+    await wait(for: text, sourceLocation: sourceLocation) { _, cancelled in cancelled == 1 }
+  }
+}
+
 /// The service, as the samples name it.
 let api = SampleAPI()
