@@ -110,16 +110,21 @@ struct LoopbackHTTPServerTests {
     }
   }
 
-  @Test("reads a paced upload a chunk at a time")
+  @Test("reads a paced upload a chunk at a time, pausing between chunks")
   func pacedUploadIsReadInChunks() async throws {
     try await withClient { server, client in
-      try await client.upload("/upload?id=paced&chunk=10000&interval_ms=20", length: 40_000)
-      // The whole body is sent; the server reads one chunk, then pauses.
-      let partway = await server.expectRecord(id: "paced") {
-        $0.requestBodyBytes > 0 && $0.requestBodyBytes < 40_000
-      }
-      #expect(partway?.requestBodyBytes == 10_000)
-      #expect(try await client.readResponse().text == "40000")
+      // The whole body is sent at once; the server reads one chunk, then pauses a minute: the
+      // client leaves during the pause, with the rest of its body still unread.
+      try await client.upload("/upload?id=paced&chunk=10000&interval_ms=60000", length: 40_000)
+      await server.expectRecord(id: "paced") { $0.requestBodyBytes > 0 }
+      client.close()
+      let record = try #require(await server.expectRecord(id: "paced"))
+      #expect(record.requestBodyBytes > 0 && record.requestBodyBytes <= 10_000)
+      #expect(record.clientWentAway)
+      // Paced to a millisecond, the whole body is read, and answered.
+      let quick = try await RawClient(port: server.port)
+      try await quick.upload("/upload?id=quick&chunk=10000&interval_ms=1", length: 40_000)
+      #expect(try await quick.readResponse().text == "40000")
     }
   }
 

@@ -1,4 +1,5 @@
 import AutoCancelTestSupport
+import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -141,6 +142,35 @@ final class RawClient: @unchecked Sendable {
     var linger = Linger(l_onoff: 1, l_linger: 0)
     _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Linger>.size))
     closeDescriptor()
+  }
+
+  /// The ways a client leaves a connection.
+  enum Leaving: String, CaseIterable, Sendable {
+    case close
+    case reset
+    case halfClose = "half-close"
+  }
+
+  /// Leaves the connection as `leaving` says.
+  func leave(_ leaving: Leaving) {
+    switch leaving {
+    case .close: close()
+    case .reset: reset()
+    case .halfClose: shutdownWrite()
+    }
+  }
+
+  /// Reads exactly `count` body bytes, then leaves as `leaving` says, on one thread and with no
+  /// pause between the two: a client that leaves mid-body however late its task runs. Returns
+  /// when it left.
+  @discardableResult
+  func readBody(_ count: Int, thenLeaving leaving: Leaving) async throws -> DispatchTime {
+    try await blocking { client in
+      _ = try client.receiveBody(count)
+      let now = DispatchTime.now()
+      client.leave(leaving)
+      return now
+    }
   }
 
   // MARK: The blocking socket calls, each run off the cooperative pool
