@@ -64,7 +64,7 @@ import Foundation
 /// `Connection: close`. A connection is served by a thread of its own with blocking I/O, at
 /// most 2048 connections at once (further clients wait in the listen backlog); this is the
 /// simplest design whose "watch the socket while waiting" stays a single `poll` call. A
-/// kept-alive connection idle for 100 ms between requests gives its thread back and waits in
+/// kept-alive connection idle for a second between requests gives its thread back and waits in
 /// the server's accept thread, which polls it beside the listener and hands it to a new thread
 /// once its client sends again or leaves: clients that keep hundreds of connections open
 /// between requests (URLSession does) cost the process no thread for them.

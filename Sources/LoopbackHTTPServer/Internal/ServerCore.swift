@@ -23,8 +23,10 @@ final class ServerCore: @unchecked Sendable {
 
   /// How long a connection's thread waits for the next request before the connection is
   /// parked: long enough that a client sending its requests one after another keeps the
-  /// thread, short enough that an idle connection soon gives it back.
-  static let lingerMilliseconds: Int32 = 100
+  /// thread even on a loaded machine, where its next request can come many milliseconds
+  /// late (each parking costs a thread's start when the client sends again), short enough
+  /// that a connection left idle for the rest of a test soon gives it back.
+  static let lingerMilliseconds: Int32 = 1_000
 
   private enum Phase {
     case idle
