@@ -17,18 +17,11 @@ public struct ConnectionStats: Sendable, Equatable {
   public var accepted: Int
   /// When the most recent connection was closed (by either side), or `nil` if none closed yet.
   public var lastClosedAt: DispatchTime?
-  /// Open connections kept alive and idle between requests long enough to have given their
-  /// thread back: the server watches them without a thread until their client sends again or
-  /// leaves.
-  public var parked: Int
 
   /// Creates a snapshot; the server builds these, tests may build expected values.
-  public init(
-    open: Int = 0, accepted: Int = 0, lastClosedAt: DispatchTime? = nil, parked: Int = 0
-  ) {
+  public init(open: Int = 0, accepted: Int = 0, lastClosedAt: DispatchTime? = nil) {
     self.open = open
     self.accepted = accepted
     self.lastClosedAt = lastClosedAt
-    self.parked = parked
   }
 }

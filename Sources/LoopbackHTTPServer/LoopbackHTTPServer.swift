@@ -61,13 +61,9 @@ import Foundation
 /// the middle of a transfer kills the whole server.
 ///
 /// Connections are kept alive (HTTP/1.1 default) until the client closes or sends
-/// `Connection: close`. A connection is served by a thread of its own with blocking I/O, at
-/// most 2048 connections at once (further clients wait in the listen backlog); this is the
-/// simplest design whose "watch the socket while waiting" stays a single `poll` call. A
-/// kept-alive connection idle for a second between requests gives its thread back and waits in
-/// the server's accept thread, which polls it beside the listener and hands it to a new thread
-/// once its client sends again or leaves: clients that keep hundreds of connections open
-/// between requests (URLSession does) cost the process no thread for them.
+/// `Connection: close`. Each connection is served by its own thread with blocking I/O, at
+/// most 2048 at once (further clients wait in the listen backlog); this is the simplest
+/// design whose "watch the socket while waiting" stays a single `poll` call.
 ///
 /// Contract:
 /// - All members are safe to call from any thread or task.

@@ -55,11 +55,7 @@ struct LoopbackHTTPServerLifecycleTests {
       let idle = try await RawClient(port: port)
       try await idle.get("/bytes?size=1")
       _ = try await idle.readResponse()
-      // The idle one has given its thread back: stop closes it from the accept thread.
-      _ = try #require(
-        await server.expectConnections("both open, the idle one parked") {
-          $0.open == 2 && $0.parked == 1
-        })
+      _ = try #require(await server.expectConnections("both open") { $0.open == 2 })
 
       // Where /proc exists, count the process's sockets bound locally to the server's port:
       // the listener and both accepted connections now, none after stop().
@@ -71,7 +67,6 @@ struct LoopbackHTTPServerLifecycleTests {
         #expect(after == 0)
       }
       #expect(server.connections.open == 0)
-      #expect(server.connections.parked == 0)
       let record = try #require(server.record(id: "cut-short"))
       #expect(record.isFinished)
       #expect(!record.completed)

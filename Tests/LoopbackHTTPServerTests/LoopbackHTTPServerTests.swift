@@ -224,28 +224,6 @@ struct LoopbackHTTPServerTests {
     }
   }
 
-  @Test(
-    "gives the thread of an idle kept-alive connection back, and serves it again when its client sends or closes it when its client leaves"
-  )
-  func anIdleKeptAliveConnectionIsParkedAndServedAgain() async throws {
-    try await withClient { server, client in
-      try await client.get("/bytes?size=10&id=before")
-      #expect(try await client.readResponse().body.count == 10)
-      await server.expectConnections("the idle connection parked") { $0.parked == 1 }
-      try await client.get("/bytes?size=20&id=after")
-      #expect(try await client.readResponse().body.count == 20)
-      let before = try #require(await server.expectRecord(id: "before"))
-      let after = try #require(await server.expectRecord(id: "after"))
-      #expect(after.connection == before.connection)
-      #expect(server.connections.accepted == 1)
-
-      await server.expectConnections("the idle connection parked again") { $0.parked == 1 }
-      client.close()
-      let closed = await server.expectConnections("the connection closed") { $0.open == 0 }
-      #expect(closed?.parked == 0)
-    }
-  }
-
   @Test("answers pipelined requests in order")
   func pipelinedRequestsAreAnsweredInOrder()
     async throws

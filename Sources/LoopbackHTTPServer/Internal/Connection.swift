@@ -1,16 +1,14 @@
 import Dispatch
 import Foundation
 
-/// Serves the requests of one accepted connection, on a thread of its own while a request is
-/// in progress, until the client closes, asks to close, misbehaves, or the server stops.
+/// Serves the requests of one accepted connection, on its own thread, until the client
+/// closes, asks to close, misbehaves, or the server stops.
 ///
 /// Blocking I/O; while a response is deliberately slow (between chunks, before delayed
 /// headers) the socket is watched with `poll`, so a client that leaves is noticed at once and
 /// not one more byte is sent.
-final class Connection: @unchecked Sendable {
-  // Safety: one thread at a time uses a connection: the thread that serves it, handed it by
-  // the accept loop through the core's lock; a parked connection is only held, never used.
-  let fd: Int32
+final class Connection {
+  private let fd: Int32
   private let number: Int
   private let core: ServerCore
   /// Bytes received and not yet consumed (the start of a pipelined request, or body bytes).
@@ -34,35 +32,19 @@ final class Connection: @unchecked Sendable {
     self.core = core
   }
 
-  /// How ``run()`` left the connection.
-  enum Ending {
-    /// Done: the server closes it.
-    case closed
-    /// Kept alive, and idle for ``ServerCore/lingerMilliseconds`` between requests, with no
-    /// byte of a next request received: it may wait without a thread.
-    case idle
-  }
-
-  /// Serves requests on the calling thread until the connection is done, or idle.
-  func run() -> Ending {
+  func run() {
     while !core.isStopping {
-      if pending.isEmpty,
-        !Socket.waitForData(fd, timeoutMilliseconds: ServerCore.lingerMilliseconds)
-      {
-        return .idle
-      }
       switch readHead() {
       case .closed:
-        return .closed
+        return
       case .malformed(let status):
         _ = sendAll(Self.simpleResponse(status: status, keepAlive: false), record: nil)
-        return .closed
+        return
       case .head(let head):
         requestsServed += 1
-        guard serve(head) else { return .closed }
+        guard serve(head) else { return }
       }
     }
-    return .closed
   }
 
   // MARK: Reading

@@ -4,12 +4,8 @@ import Foundation
 /// The shared state of one server: its listener, its open connections, the request records,
 /// and the tasks waiting on them.
 ///
-/// Threads (the accept loop and one per connection with a request in progress) hold the core,
-/// never the front ``LoopbackHTTPServer``, so dropping the server runs its `deinit`, which
-/// stops the core. A kept-alive connection that has been idle for ``lingerMilliseconds`` gives
-/// its thread back: it is parked, and the accept loop polls it beside the listener until its
-/// client sends again (a thread serves it again) or leaves (a thread closes it). A run of many
-/// tests keeps hundreds of connections alive between requests; parked, they cost no thread.
+/// Threads (the accept loop and one per connection) hold the core, never the front
+/// ``LoopbackHTTPServer``, so dropping the server runs its `deinit`, which stops the core.
 final class ServerCore: @unchecked Sendable {
   // Safety: every mutable property is in `state`, which is touched only inside `lock`.
   // Continuations are resumed and predicates evaluated only after the lock is released.
@@ -20,13 +16,6 @@ final class ServerCore: @unchecked Sendable {
 
   /// Most connections served at once; the accept loop pauses while this many are open.
   static let maxConnections = 2048
-
-  /// How long a connection's thread waits for the next request before the connection is
-  /// parked: long enough that a client sending its requests one after another keeps the
-  /// thread even on a loaded machine, where its next request can come many milliseconds
-  /// late (each parking costs a thread's start when the client sends again), short enough
-  /// that a connection left idle for the rest of a test soon gives it back.
-  static let lingerMilliseconds: Int32 = 1_000
 
   private enum Phase {
     case idle
@@ -53,13 +42,8 @@ final class ServerCore: @unchecked Sendable {
     /// A bound socket that never listens, reserving a port that refuses connections.
     var closedPortDescriptor: Int32 = -1
     var closedPort = 0
-    /// Descriptors of accepted connections that have not been closed yet, parked ones included.
+    /// Descriptors of accepted connections whose threads have not closed them yet.
     var openDescriptors: Set<Int32> = []
-    /// Kept-alive connections idle between requests, without a thread, by descriptor.
-    var parked: [Int32: Connection] = [:]
-    /// The wake pipe of the accept loop (``Socket/makeWakePipe()``); written to only while
-    /// running, closed by the accept loop as it ends.
-    var wake: (read: Int32, write: Int32) = (-1, -1)
     var stats = ConnectionStats()
     var records: [RequestRecord] = []
     /// The index in `records` of the latest record for each id.
@@ -93,18 +77,10 @@ final class ServerCore: @unchecked Sendable {
     Socket.openFilesLimitRaised
     let (fd, port) = try Socket.makeListener()
     let closed: (fd: Int32, port: Int)
-    let wake: (read: Int32, write: Int32)
     do {
       closed = try Socket.makeClosedPort()
     } catch {
       Socket.close(fd)
-      throw error
-    }
-    do {
-      wake = try Socket.makeWakePipe()
-    } catch {
-      Socket.close(fd)
-      Socket.close(closed.fd)
       throw error
     }
     let phase: Phase = withLock {
@@ -114,17 +90,20 @@ final class ServerCore: @unchecked Sendable {
       $0.port = port
       $0.closedPortDescriptor = closed.fd
       $0.closedPort = closed.port
-      $0.wake = wake
       threads.enter()
       return .idle
     }
     switch phase {
     case .idle:
-      spawn(name: "LoopbackHTTPServer.accept") { [self] in acceptLoop(fd, wake: wake.read) }
-    case .running, .stopping, .stopped:
-      // Another thread started it concurrently, or stopped it.
-      for descriptor in [fd, closed.fd, wake.read, wake.write] { Socket.close(descriptor) }
-      if phase != .running { throw Self.startedAfterStop }
+      spawn(name: "LoopbackHTTPServer.accept") { [self] in acceptLoop(fd) }
+    case .running:
+      // Another thread started it concurrently.
+      Socket.close(fd)
+      Socket.close(closed.fd)
+    case .stopping, .stopped:
+      Socket.close(fd)
+      Socket.close(closed.fd)
+      throw Self.startedAfterStop
     }
   }
 
@@ -179,7 +158,6 @@ final class ServerCore: @unchecked Sendable {
           Socket.close($0.closedPortDescriptor)
           $0.closedPortDescriptor = -1
         }
-        Socket.wake($0.wake.write)
         return true
       case .stopping, .stopped:
         return false
@@ -228,32 +206,18 @@ final class ServerCore: @unchecked Sendable {
     thread.start()
   }
 
-  /// Accepts clients, and hands parked connections whose client sent again or left to
-  /// threads, until the server stops; then closes the parked connections and its descriptors.
-  private func acceptLoop(_ listener: Int32, wake: Int32) {
+  private func acceptLoop(_ listener: Int32) {
     defer {
-      // No connection is parked once the wake pipe is gone.
-      let parked: [Connection] = withLock { state in
-        state.listener = -1
+      withLock {
+        $0.listener = -1
         Socket.close(listener)
-        Socket.close(state.wake.read)
-        Socket.close(state.wake.write)
-        state.wake = (-1, -1)
-        defer {
-          state.parked = [:]
-          state.stats.parked = 0
-        }
-        return Array(state.parked.values)
       }
-      for connection in parked { close(connection) }
     }
     while true {
       if isStopping { return }
-      let watched = withLock { Array($0.parked.keys) }
-      let events = Socket.waitForEvents(listener: listener, wake: wake, watched: watched)
-      if events.listenerClosed || isStopping { return }
-      for fd in events.ready { resume(fd) }
-      guard events.incoming else { continue }
+      // The timeout only bounds how long a missed wake-up could delay `stop()` on systems
+      // where `shutdown` does not wake `poll` on a listener.
+      guard Socket.waitForIncoming(listener, timeoutMilliseconds: 100) else { return }
       if withLock({ $0.stats.open >= Self.maxConnections }) {
         // Leave further clients in the backlog until a connection closes.
         Socket.pause(milliseconds: 5)
@@ -286,55 +250,17 @@ final class ServerCore: @unchecked Sendable {
       return
     }
     notifyStatsChanged()
-    let connection = Connection(fd: fd, number: number, core: self)
-    spawn(name: "LoopbackHTTPServer.connection") { [self] in serve(connection) }
-  }
-
-  /// Serves `connection` on the calling thread until it closes, or parks it once it is idle.
-  private func serve(_ connection: Connection) {
-    if connection.run() == .idle, park(connection) { return }
-    close(connection)
-  }
-
-  /// Parks an idle connection for the accept loop to watch; false if the server is stopping
-  /// or the accept loop has ended.
-  private func park(_ connection: Connection) -> Bool {
-    let parked = withLock {
-      guard $0.phase == .running, $0.wake.write >= 0 else { return false }
-      $0.parked[connection.fd] = connection
-      $0.stats.parked = $0.parked.count
-      Socket.wake($0.wake.write)
-      return true
-    }
-    if parked { notifyStatsChanged() }
-    return parked
-  }
-
-  /// Hands the parked connection `fd`, whose client sent again or left, to a thread.
-  private func resume(_ fd: Int32) {
-    let connection: Connection? = withLock {
-      guard $0.phase == .running, let connection = $0.parked.removeValue(forKey: fd) else {
-        return nil
+    spawn(name: "LoopbackHTTPServer.connection") { [self] in
+      Connection(fd: fd, number: number, core: self).run()
+      withLock { _ = $0.openDescriptors.remove(fd) }
+      Socket.close(fd)
+      let now = DispatchTime.now()
+      withLock {
+        $0.stats.open -= 1
+        $0.stats.lastClosedAt = now
       }
-      $0.stats.parked = $0.parked.count
-      threads.enter()
-      return connection
+      notifyStatsChanged()
     }
-    guard let connection else { return }
-    notifyStatsChanged()
-    spawn(name: "LoopbackHTTPServer.connection") { [self] in serve(connection) }
-  }
-
-  /// Closes a connection that no thread serves any more, and counts it closed.
-  private func close(_ connection: Connection) {
-    withLock { _ = $0.openDescriptors.remove(connection.fd) }
-    Socket.close(connection.fd)
-    let now = DispatchTime.now()
-    withLock {
-      $0.stats.open -= 1
-      $0.stats.lastClosedAt = now
-    }
-    notifyStatsChanged()
   }
 
   // MARK: Records

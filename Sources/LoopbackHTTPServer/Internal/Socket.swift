@@ -47,6 +47,10 @@ enum Socket {
     private static let peerHangUpEvents: Int16 = 0x2000
   #endif
 
+  /// Opens a listening TCP socket on 127.0.0.1 with an ephemeral port.
+  ///
+  /// The socket is non-blocking (the accept loop polls it), close-on-exec, `SO_REUSEADDR`,
+  /// with a backlog of 1024.
   /// Raises the process's soft limit of open descriptors to its hard limit (on Darwin, to at
   /// most `OPEN_MAX`), once per process, before the first server listens.
   ///
@@ -75,10 +79,6 @@ enum Socket {
     private static let resourceNoFile = RLIMIT_NOFILE
   #endif
 
-  /// Opens a listening TCP socket on 127.0.0.1 with an ephemeral port.
-  ///
-  /// The socket is non-blocking (the accept loop polls it), close-on-exec, `SO_REUSEADDR`,
-  /// with a backlog of 1024.
   static func makeListener() throws(LoopbackHTTPServerError) -> (fd: Int32, port: Int) {
     let (fd, port) = try bindLoopback(reuseAddress: true)
     do throws(LoopbackHTTPServerError) {
@@ -147,72 +147,15 @@ enum Socket {
     }
   }
 
-  /// A pipe whose read end the accept loop polls beside its listener, so that another thread
-  /// wakes the loop by writing a byte (``wake(_:)``). Both ends are non-blocking and
-  /// close-on-exec.
-  static func makeWakePipe() throws(LoopbackHTTPServerError) -> (read: Int32, write: Int32) {
-    var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else { throw LoopbackHTTPServerError(operation: "pipe", code: errno) }
-    for end in ends {
-      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL, 0) | O_NONBLOCK)
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-    }
-    return (ends[0], ends[1])
-  }
-
-  /// Wakes the loop that polls the read end of the wake pipe whose write end is `fd`. A full
-  /// pipe already wakes it.
-  static func wake(_ fd: Int32) {
-    var byte: UInt8 = 1
-    #if canImport(Darwin)
-      _ = Darwin.write(fd, &byte, 1)
-    #else
-      _ = Glibc.write(fd, &byte, 1)
-    #endif
-  }
-
-  /// What the accept loop's poll saw.
-  struct Events {
-    /// A client waits to be accepted.
-    var incoming = false
-    /// The listener was shut down (Linux reports `POLLHUP` once `shutdown` was called on it)
-    /// or failed.
-    var listenerClosed = false
-    /// The watched descriptors that turned readable or hung up.
-    var ready: [Int32] = []
-  }
-
-  /// Waits until the listener has a client, the wake pipe `wake` was written to, or one of
-  /// `watched` turned readable or hung up, and drains the wake pipe.
-  static func waitForEvents(listener: Int32, wake: Int32, watched: [Int32]) -> Events {
-    var entries = [
-      pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-    ]
-    for fd in watched { entries.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-    var events = Events()
-    let count = poll(&entries, nfds_t(entries.count), -1)
-    guard count > 0 else { return events }
-    let hangUp = Int16(POLLHUP | POLLERR | POLLNVAL)
-    events.listenerClosed = entries[0].revents & hangUp != 0
-    events.incoming = entries[0].revents & Int16(POLLIN) != 0
-    if entries[1].revents != 0 {
-      var bytes = [UInt8](repeating: 0, count: 64)
-      while bytes.withUnsafeMutableBytes({ read(wake, $0.baseAddress, $0.count) }) > 0 {}
-    }
-    events.ready = entries.dropFirst(2).filter { $0.revents != 0 }.map(\.fd)
-    return events
-  }
-
-  /// Waits up to `timeoutMilliseconds` for `fd` to turn readable or hang up; false if it did
-  /// not.
-  static func waitForData(_ fd: Int32, timeoutMilliseconds: Int32) -> Bool {
-    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    while true {
-      let ready = poll(&entry, 1, timeoutMilliseconds)
-      if ready < 0, errno == EINTR { continue }
-      return ready != 0
-    }
+  /// Waits up to `timeoutMilliseconds` for the listener to become readable.
+  ///
+  /// Returns `false` when the listener reports an error or hang-up (Linux reports `POLLHUP`
+  /// once `shutdown` was called on it).
+  static func waitForIncoming(_ listener: Int32, timeoutMilliseconds: Int32) -> Bool {
+    var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&entry, 1, timeoutMilliseconds)
+    if ready > 0, entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return false }
+    return true
   }
 
   /// Accepts one connection as a blocking, close-on-exec socket that never raises SIGPIPE.
