@@ -18,15 +18,40 @@ extension LoopbackHTTPServer {
     id: String, sourceLocation: SourceLocation = #_sourceLocation,
     where predicate: @escaping @Sendable (RequestRecord) -> Bool = { $0.isFinished }
   ) async -> RequestRecord? {
-    let started = DispatchTime.now()
-    let record = await waitForRecord(id: id, timeout: waitBound, where: predicate)
-    if record != nil {
-      WaitLog.record(since: started, "the server's record \"\(id)\" is as expected", sourceLocation)
-    } else if !Task.isCancelled {
-      Issue.record(
-        "The server's record \"\(id)\" did not reach the expected state",
-        sourceLocation: sourceLocation)
+    await expecting("the server's record \"\(id)\" is as expected", sourceLocation) {
+      await waitForRecord(id: id, timeout: waitBound, where: predicate)
     }
-    return record
   }
+
+  /// Waits until the connection counters satisfy `predicate`, and returns them; if they do not
+  /// within ``waitBound`` seconds (or the server stops first), records an issue naming `what`
+  /// and returns `nil`. A cancelled wait returns `nil` without an issue.
+  ///
+  /// ```swift
+  /// await server.expectConnections("every connection closed") { $0.open == 0 }
+  /// ```
+  @discardableResult
+  package func expectConnections(
+    _ what: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation,
+    where predicate: @escaping @Sendable (ConnectionStats) -> Bool
+  ) async -> ConnectionStats? {
+    await expecting("the server's connections: \(what())", sourceLocation) {
+      await waitForConnections(timeout: waitBound, where: predicate)
+    }
+  }
+}
+
+/// One of the server's bounded waits, as the tests' waits are: logged if slow (``WaitLog``),
+/// an issue naming `what` if it gave up, nothing if the task was cancelled.
+private func expecting<Value: Sendable>(
+  _ what: String, _ sourceLocation: SourceLocation, _ wait: () async -> Value?
+) async -> Value? {
+  let started = DispatchTime.now()
+  let value = await wait()
+  if value != nil {
+    WaitLog.record(since: started, what, sourceLocation)
+  } else if !Task.isCancelled {
+    Issue.record("Waited \(waitBound) s in vain until \(what)", sourceLocation: sourceLocation)
+  }
+  return value
 }

@@ -28,8 +28,26 @@ package func onThreadsBlocking(_ count: Int, _ body: @escaping @Sendable (Int) -
   finished.wait()
 }
 
-/// Runs `body` on a new thread and returns its result: seconds of CPU that would otherwise
-/// hold up a thread of the cooperative pool, which every async test shares.
+/// Runs `body` on a new thread and returns its result: the tests' one way to run, from async
+/// code, what would otherwise hold up a thread of the cooperative pool, which every async test
+/// shares (two threads on a two-core machine).
+///
+/// For seconds of CPU, for a call that blocks by design (a `deinit` that stops a server), and
+/// for a test's own calls into URLSession: on Linux, making a task, `resume()`, `cancel()` and
+/// `invalidateAndCancel()` each wait synchronously for FoundationNetworking's work queue, and
+/// two such waits on the pool stall every other test until Dispatch's monitor adds a thread,
+/// at most one a second. The library's own cancels go to a queue of their own for that reason.
+///
+/// ```swift
+/// let task = await onNewThread {
+///   let task = session.dataTask(with: url)
+///   task.resume()
+///   return task
+/// }
+/// // ...
+/// await onNewThread { task.cancel() }
+/// await onNewThread { session.invalidateAndCancel() }
+/// ```
 package func onNewThread<Result: Sendable>(
   _ body: @escaping @Sendable () -> Result
 ) async -> Result {

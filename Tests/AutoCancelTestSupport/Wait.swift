@@ -6,11 +6,16 @@ import Testing
 ///
 /// A safety net, not a measurement: far longer than any outcome takes on a loaded machine
 /// under ThreadSanitizer (scripts/reliability/under-load.sh reports the slowest wait of its
-/// runs), so that passing it means the outcome will never come. Under ThreadSanitizer the first
-/// seconds of a full run stall every task together, up to about 17 s on two cores, while the
-/// servers, sessions and racing threads of every suite start at once; the bound leaves room
-/// for that. Under the suites' one-minute time limit, so that a missed outcome fails with the
-/// wait's message, naming what it waited for, instead of as a bare time-out.
+/// runs), so that passing it means the outcome will never come. Under the suites' one-minute
+/// time limit, so that a missed outcome fails with the wait's message, naming what it waited
+/// for, instead of as a bare time-out.
+///
+/// Not yet the 20 s it should be: the first seconds of a full run stall every task together,
+/// for 6 to 13 s plain and up to 27 s under ThreadSanitizer on two cores. Both threads of
+/// the cooperative pool then wait synchronously for FoundationNetworking's work queue, making
+/// a URLSession task (a test's own `dataTask`, and the library's), and Dispatch's monitor adds
+/// a thread to the pool at most once a second. The bound can come down once no test and no
+/// library call makes, resumes or cancels a task on the pool (``onNewThread(_:)``).
 package let waitBound: Double = 45
 
 /// Returns once `condition` holds: the one way the tests wait for an outcome.

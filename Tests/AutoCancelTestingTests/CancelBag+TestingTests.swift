@@ -27,12 +27,10 @@ struct CancelBagWaitUntilIdleTests {
 
   @Test("returns true when the bag cancels its work")
   func idleOnceCancelled() async {
-    let bag = CancelBag()
-    bag.add(RecordingWork())
-    let task = Task { await bag.waitUntilIdle(timeout: waitBound) }
+    let (bag, waiting) = waitingOnABagWithWork(timeout: waitBound)
     // Whether the waiter already observes or not, the answer is the same.
     bag.cancelAll()
-    #expect(await task.value)
+    #expect(await waiting.value)
   }
 
   @Test("returns false when the timeout passes with work still held")
@@ -45,11 +43,21 @@ struct CancelBagWaitUntilIdleTests {
 
   @Test("returns false when the waiting task is cancelled")
   func cancelledWait() async {
+    // An hour, far past the time limit: only the cancellation can end this wait in time.
+    let (bag, waiting) = waitingOnABagWithWork(timeout: 3_600)
+    waiting.cancel()
+    #expect(await waiting.value == false)
+    #expect(bag.count == 1)
+  }
+
+  /// A bag that holds one piece of work, and a task waiting up to `timeout` seconds until the
+  /// bag is idle.
+  private func waitingOnABagWithWork(
+    timeout: Double
+  ) -> (bag: CancelBag, waiting: Task<Bool, Never>) {
     let bag = CancelBag()
     bag.add(RecordingWork())
-    let task = Task { await bag.waitUntilIdle(timeout: waitBound) }
-    task.cancel()
-    #expect(await task.value == false)
+    return (bag, Task { await bag.waitUntilIdle(timeout: timeout) })
   }
 }
 

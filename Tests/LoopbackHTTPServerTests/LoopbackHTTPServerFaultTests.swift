@@ -7,18 +7,17 @@ import Testing
 struct LoopbackHTTPServerFaultTests {
   @Test("resets the connection after the body bytes it was told to send")
   func resetsAfterTheGivenBodyBytes() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=100000&fault=reset&after=1000&id=reset")
-      let head = try client.readHead()
+    try await withClient { server, client in
+      try await client.get("/bytes?size=100000&fault=reset&after=1000&id=reset")
+      let head = try await client.readHead()
       #expect(head.status == 200)
       #expect(head.headers["content-length"] == "100000")
       #expect(head.headers["connection"] == "keep-alive")
-      let end = try client.readToEnd()
+      let end = try await client.readToEnd()
       #expect(end.ending == .reset)
       #expect(end.bytes <= 1000)
 
-      let record = try #require(await server.waitForRecord(id: "reset"))
+      let record = try #require(await server.expectRecord(id: "reset"))
       #expect(record.faultStartedAt != nil)
       #expect(record.bytesSent == 1000)
       #expect(record.bytesPlanned == 100_000)
@@ -29,14 +28,14 @@ struct LoopbackHTTPServerFaultTests {
 
   @Test("closes the connection short of Content-Length after the body bytes it was told to send")
   func closesAfterTheGivenBodyBytes() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/slow?size=10000&chunk=500&interval_ms=1&fault=close&after=2000&id=close")
-      #expect(try client.readHead().status == 200)
-      let end = try client.readToEnd()
+    try await withClient { server, client in
+      try await client.get(
+        "/slow?size=10000&chunk=500&interval_ms=1&fault=close&after=2000&id=close")
+      #expect(try await client.readHead().status == 200)
+      let end = try await client.readToEnd()
       #expect(end == (2000, .closed))
 
-      let record = try #require(await server.waitForRecord(id: "close"))
+      let record = try #require(await server.expectRecord(id: "close"))
       #expect(record.faultStartedAt != nil)
       #expect(record.bytesSent == 2000)
       #expect(!record.completed)
@@ -46,46 +45,44 @@ struct LoopbackHTTPServerFaultTests {
 
   @Test("sends half the body before a fault when not told how much")
   func faultsHalfwayByDefault() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=3000&fault=close&id=half")
-      _ = try client.readHead()
-      #expect(try client.readToEnd() == (1500, .closed))
-      #expect(try #require(await server.waitForRecord(id: "half")).bytesSent == 1500)
+    try await withClient { server, client in
+      try await client.get("/bytes?size=3000&fault=close&id=half")
+      _ = try await client.readHead()
+      #expect(try await client.readToEnd() == (1500, .closed))
+      #expect(try #require(await server.expectRecord(id: "half")).bytesSent == 1500)
     }
   }
 
   @Test("stalls mid-body until the client leaves, and notes when it left")
   func stallsUntilTheClientLeaves() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/slow?size=100000&chunk=1000&interval_ms=1&fault=stall&after=3000&id=stall")
-      _ = try client.readHead()
-      #expect(try client.readBody(3000).count == 3000)
-      let stalled = await server.waitForRecord(id: "stall") { $0.faultStartedAt != nil }
+    try await withClient { server, client in
+      try await client.get(
+        "/slow?size=100000&chunk=1000&interval_ms=1&fault=stall&after=3000&id=stall")
+      _ = try await client.readHead()
+      #expect(try await client.readBody(3000).count == 3000)
+      let stalled = await server.expectRecord(id: "stall") { $0.faultStartedAt != nil }
       #expect(stalled?.bytesSent == 3000)
       #expect(stalled?.isFinished == false)
       client.shutdownWrite()
 
-      let record = try #require(await server.waitForRecord(id: "stall"))
+      let record = try #require(await server.expectRecord(id: "stall"))
       #expect(record.clientWentAway)
       #expect(record.bytesSent == 3000)
       #expect(!record.completed)
-      #expect(try client.readToEnd() == (0, .closed))
+      #expect(try await client.readToEnd() == (0, .closed))
     }
   }
 
   @Test("ends a stall when it stops, without blaming the client")
   func stopEndsAStall() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=5000&fault=stall&after=100&id=stopped")
-      _ = try client.readHead()
-      _ = try client.readBody(100)
-      _ = try #require(await server.waitForRecord(id: "stopped") { $0.faultStartedAt != nil })
+    try await withClient { server, client in
+      try await client.get("/bytes?size=5000&fault=stall&after=100&id=stopped")
+      _ = try await client.readHead()
+      _ = try await client.readBody(100)
+      _ = try #require(await server.expectRecord(id: "stopped") { $0.faultStartedAt != nil })
       await server.stop()
 
-      #expect(try client.readToEnd() == (0, .closed))
+      #expect(try await client.readToEnd() == (0, .closed))
       let record = try #require(server.record(id: "stopped"))
       #expect(record.isFinished)
       #expect(!record.clientWentAway)
@@ -95,31 +92,29 @@ struct LoopbackHTTPServerFaultTests {
 
   @Test("reads the request and says nothing until the client leaves")
   func staysSilentUntilTheClientLeaves() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=10&fault=silence&id=silence")
+    try await withClient { server, client in
+      try await client.get("/bytes?size=10&fault=silence&id=silence")
       let heard = try #require(
-        await server.waitForRecord(id: "silence") { $0.faultStartedAt != nil })
+        await server.expectRecord(id: "silence") { $0.faultStartedAt != nil })
       #expect(!heard.isFinished)
       client.shutdownWrite()
 
-      let record = try #require(await server.waitForRecord(id: "silence"))
+      let record = try #require(await server.expectRecord(id: "silence"))
       #expect(record.clientWentAway)
       #expect(record.status == 0)
       #expect(record.bytesSent == 0)
       // Everything the server sent before it noticed the client leaving: nothing at all.
-      #expect(try client.readToEnd() == (0, .closed))
+      #expect(try await client.readToEnd() == (0, .closed))
     }
   }
 
   @Test("reads the request and closes the connection without answering")
   func hangsUpWithoutAnswering() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=10&fault=hangup&id=hangup")
-      #expect(try client.readToEnd() == (0, .closed))
+    try await withClient { server, client in
+      try await client.get("/bytes?size=10&fault=hangup&id=hangup")
+      #expect(try await client.readToEnd() == (0, .closed))
 
-      let record = try #require(await server.waitForRecord(id: "hangup"))
+      let record = try #require(await server.expectRecord(id: "hangup"))
       #expect(record.faultStartedAt != nil)
       #expect(record.status == 0)
       #expect(record.bytesSent == 0)
@@ -130,20 +125,19 @@ struct LoopbackHTTPServerFaultTests {
 
   @Test("frames a body in chunks, then sends a chunk size that is not hexadecimal")
   func breaksItsChunkedFraming() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=100&fault=badchunk&after=40&id=badchunk")
-      let head = try client.readHead()
+    try await withClient { server, client in
+      try await client.get("/bytes?size=100&fault=badchunk&after=40&id=badchunk")
+      let head = try await client.readHead()
       #expect(head.headers["transfer-encoding"] == "chunked")
       #expect(head.headers["content-length"] == nil)
-      #expect(try client.readLine() == "28")
-      #expect(try client.readBody(40).count == 40)
-      #expect(try client.readLine() == "")
-      #expect(try client.readLine() == "zz")
+      #expect(try await client.readLine() == "28")
+      #expect(try await client.readBody(40).count == 40)
+      #expect(try await client.readLine() == "")
+      #expect(try await client.readLine() == "zz")
       client.shutdownWrite()
 
-      #expect(try client.readToEnd() == (0, .closed))
-      let record = try #require(await server.waitForRecord(id: "badchunk"))
+      #expect(try await client.readToEnd() == (0, .closed))
+      let record = try #require(await server.expectRecord(id: "badchunk"))
       #expect(record.faultStartedAt != nil)
       #expect(record.bytesSent == 40)
       #expect(!record.completed)
@@ -153,21 +147,20 @@ struct LoopbackHTTPServerFaultTests {
 
   @Test("sends a body in chunked framing, its length unannounced, when asked to")
   func sendsChunkedWhenAsked() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/slow?size=30&chunk=20&interval_ms=1&chunked=1&id=chunked")
-      let head = try client.readHead()
+    try await withClient { server, client in
+      try await client.get("/slow?size=30&chunk=20&interval_ms=1&chunked=1&id=chunked")
+      let head = try await client.readHead()
       #expect(head.headers["transfer-encoding"] == "chunked")
       #expect(head.headers["content-length"] == nil)
-      #expect(try client.readLine() == "14")
-      #expect(try client.readBody(20).count == 20)
-      #expect(try client.readLine() == "")
-      #expect(try client.readLine() == "a")
-      #expect(try client.readBody(10).count == 10)
-      #expect(try client.readLine() == "")
-      #expect(try client.readLine() == "0")
-      #expect(try client.readLine() == "")
-      let record = try #require(await server.waitForRecord(id: "chunked"))
+      #expect(try await client.readLine() == "14")
+      #expect(try await client.readBody(20).count == 20)
+      #expect(try await client.readLine() == "")
+      #expect(try await client.readLine() == "a")
+      #expect(try await client.readBody(10).count == 10)
+      #expect(try await client.readLine() == "")
+      #expect(try await client.readLine() == "0")
+      #expect(try await client.readLine() == "")
+      let record = try #require(await server.expectRecord(id: "chunked"))
       #expect(record.completed)
       #expect(record.bytesSent == 30)
     }
@@ -179,56 +172,52 @@ struct LoopbackHTTPServerFaultTests {
       "fault=explode", "fault=close&after=11", "fault=reset&after=-1", "close=yes", "chunked=2",
     ])
   func rejectsInvalidOptions(options: String) async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=10&\(options)")
-      #expect(try client.readResponse().status == 400)
+    try await withClient { server, client in
+      try await client.get("/bytes?size=10&\(options)")
+      #expect(try await client.readResponse().status == 400)
     }
   }
 
   @Test("closes the connection itself after the response when asked to, announcing it")
   func closesAfterTheResponseWhenAsked() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/slow?size=3000&chunk=1000&interval_ms=1&close=1&id=server-close")
-      let response = try client.readResponse()
+    try await withClient { server, client in
+      try await client.get("/slow?size=3000&chunk=1000&interval_ms=1&close=1&id=server-close")
+      let response = try await client.readResponse()
       #expect(response.body.count == 3000)
       #expect(response.headers["connection"] == "close")
-      #expect(try client.readToEnd() == (0, .closed))
-      let record = try #require(await server.waitForRecord(id: "server-close"))
+      #expect(try await client.readToEnd() == (0, .closed))
+      let record = try #require(await server.expectRecord(id: "server-close"))
       #expect(record.completed)
       #expect(record.faultStartedAt == nil)
-      let stats = await server.waitForConnections { $0.open == 0 }
+      let stats = await server.expectConnections("the connection closed") { $0.open == 0 }
       #expect(stats?.accepted == 1)
     }
   }
 
   @Test("redirects once to the path it is given, with the status it is given")
   func redirectsOnce() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/redirect?to=/bytes%3Fsize%3D5%26id%3Dtarget&id=hop")
-      let redirect = try client.readResponse()
+    try await withClient { server, client in
+      try await client.get("/redirect?to=/bytes%3Fsize%3D5%26id%3Dtarget&id=hop")
+      let redirect = try await client.readResponse()
       #expect(redirect.status == 302)
       #expect(redirect.headers["location"] == "/bytes?size=5&id=target")
-      try client.get(try #require(redirect.headers["location"]))
-      #expect(try client.readResponse().body.count == 5)
-      try client.get("/redirect?to=/bytes&code=307")
-      #expect(try client.readResponse().status == 307)
-      try client.get("/redirect?to=elsewhere")
-      #expect(try client.readResponse().status == 400)
-      #expect(try #require(await server.waitForRecord(id: "hop")).status == 302)
+      try await client.get(try #require(redirect.headers["location"]))
+      #expect(try await client.readResponse().body.count == 5)
+      try await client.get("/redirect?to=/bytes&code=307")
+      #expect(try await client.readResponse().status == 307)
+      try await client.get("/redirect?to=elsewhere")
+      #expect(try await client.readResponse().status == 400)
+      #expect(try #require(await server.expectRecord(id: "hop")).status == 302)
     }
   }
 
   @Test("redirects /loop to itself, request after request")
   func loopsForEver() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
+    try await withClient { server, client in
       var target = "/loop?id=loop"
       for _ in 0..<3 {
-        try client.get(target)
-        let response = try client.readResponse()
+        try await client.get(target)
+        let response = try await client.readResponse()
         #expect(response.status == 302)
         target = try #require(response.headers["location"])
         #expect(target == "/loop?id=loop")
@@ -241,19 +230,18 @@ struct LoopbackHTTPServerFaultTests {
 
   @Test("challenges a request without the expected credentials, and serves one with them")
   func challengesUnlessAuthorized() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
+    try await withClient { server, client in
       let target = "/auth?user=ann&password=secret&realm=vault&size=7"
-      try client.get(target)
-      let challenge = try client.readResponse()
+      try await client.get(target)
+      let challenge = try await client.readResponse()
       #expect(challenge.status == 401)
       #expect(challenge.headers["www-authenticate"] == "Basic realm=\"vault\"")
       let wrong = Data("ann:guess".utf8).base64EncodedString()
-      try client.get(target, headers: ["Authorization: Basic \(wrong)"])
-      #expect(try client.readResponse().status == 401)
+      try await client.get(target, headers: ["Authorization: Basic \(wrong)"])
+      #expect(try await client.readResponse().status == 401)
       let right = Data("ann:secret".utf8).base64EncodedString()
-      try client.get(target, headers: ["Authorization: Basic \(right)"])
-      let served = try client.readResponse()
+      try await client.get(target, headers: ["Authorization: Basic \(right)"])
+      let served = try await client.readResponse()
       #expect(served.status == 200)
       #expect(served.body.count == 7)
     }
@@ -267,7 +255,7 @@ struct LoopbackHTTPServerFaultTests {
       #expect(server.closedPortURL("/bytes").port == server.closedPort)
       // Not the error `#expect(throws:)` returns: Swift Testing 6.0 returns none.
       do {
-        _ = try RawClient(port: server.closedPort)
+        _ = try await RawClient(port: server.closedPort)
         Issue.record("connected to the closed port \(server.closedPort)")
       } catch let error as RawClient.Failure {
         #expect(error.description == "connect: errno \(ECONNREFUSED)")

@@ -19,28 +19,28 @@ struct LoopbackHTTPServerLifecycleTests {
       var clients: [RawClient] = []
       var sizes: [Int] = []
       for index in 0..<count {
-        let client = try RawClient(port: server.port)
+        let client = try await RawClient(port: server.port)
         let size = Int.random(in: 0...20_000, using: &generator)
         if Bool.random(using: &generator) {
-          try client.get("/bytes?size=\(size)&id=many-\(index)")
+          try await client.get("/bytes?size=\(size)&id=many-\(index)")
         } else {
-          try client.get("/slow?size=\(size)&chunk=4000&interval_ms=1&id=many-\(index)")
+          try await client.get("/slow?size=\(size)&chunk=4000&interval_ms=1&id=many-\(index)")
         }
         clients.append(client)
         sizes.append(size)
       }
-      let allOpen = await server.waitForConnections { $0.open == count }
+      let allOpen = await server.expectConnections("all \(count) open") { $0.open == count }
       #expect(allOpen?.accepted == count, "\(TestSeed.describe(seed))")
 
       for (client, size) in zip(clients, sizes) {
-        #expect(try client.readResponse().body.count == size, "\(TestSeed.describe(seed))")
+        #expect(try await client.readResponse().body.count == size, "\(TestSeed.describe(seed))")
       }
       for (index, size) in sizes.enumerated() {
-        let record = try #require(await server.waitForRecord(id: "many-\(index)"))
+        let record = try #require(await server.expectRecord(id: "many-\(index)"))
         #expect(record.completed && record.bytesSent == size, "\(TestSeed.describe(seed))")
       }
       for client in clients { client.close() }
-      let closed = await server.waitForConnections { $0.open == 0 }
+      let closed = await server.expectConnections("every connection closed") { $0.open == 0 }
       #expect(closed?.accepted == count)
     }
   }
@@ -49,13 +49,13 @@ struct LoopbackHTTPServerLifecycleTests {
   func stopClosesTheListenerAndEveryConnectionAndEndsInFlightRequests() async throws {
     try await withServer { server in
       let port = server.port
-      let busy = try RawClient(port: port)
-      try busy.get("/slow?size=10000000&chunk=1000&interval_ms=60000&id=cut-short")
-      _ = try busy.readHead()
-      let idle = try RawClient(port: port)
-      try idle.get("/bytes?size=1")
-      _ = try idle.readResponse()
-      _ = try #require(await server.waitForConnections { $0.open == 2 })
+      let busy = try await RawClient(port: port)
+      try await busy.get("/slow?size=10000000&chunk=1000&interval_ms=60000&id=cut-short")
+      _ = try await busy.readHead()
+      let idle = try await RawClient(port: port)
+      try await idle.get("/bytes?size=1")
+      _ = try await idle.readResponse()
+      _ = try #require(await server.expectConnections("both open") { $0.open == 2 })
 
       // Where /proc exists, count the process's sockets bound locally to the server's port:
       // the listener and both accepted connections now, none after stop().
@@ -71,9 +71,9 @@ struct LoopbackHTTPServerLifecycleTests {
       #expect(record.isFinished)
       #expect(!record.completed)
       #expect(!record.clientWentAway)
-      #expect(try busy.readsEndOfStream())
-      #expect(try idle.readsEndOfStream())
-      #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
+      #expect(try await busy.readsEndOfStream())
+      #expect(try await idle.readsEndOfStream())
+      await #expect(throws: RawClient.Failure.self) { try await RawClient(port: port) }
     }
   }
 
@@ -81,10 +81,9 @@ struct LoopbackHTTPServerLifecycleTests {
     "stops idempotently from many tasks and threads at once, each returning once it has stopped"
   )
   func stopIsIdempotentAndSafeFromManyTasksAtOnce() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=1")
-      _ = try client.readResponse()
+    try await withClient { server, client in
+      try await client.get("/bytes?size=1")
+      _ = try await client.readResponse()
       // Both forms at once: tasks await the async stop, threads block in the synchronous one.
       await withTaskGroup(of: Void.self) { group in
         for _ in 0..<4 {
@@ -107,17 +106,16 @@ struct LoopbackHTTPServerLifecycleTests {
   }
 
   @Test("starts on an ephemeral port, and ignores a start while running")
-  func startIsANoOpWhileRunningAndGivesAnEphemeralPort() throws {
-    let server = LoopbackHTTPServer()
-    defer { server.stop() }
-    #expect(server.port == 0)
-    try server.start()
-    let port = server.port
-    #expect(port > 0)
-    try server.start()
-    #expect(server.port == port)
-    #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(port)")
-    #expect(server.url("/bytes?size=1").absoluteString == "http://127.0.0.1:\(port)/bytes?size=1")
+  func startIsANoOpWhileRunningAndGivesAnEphemeralPort() async throws {
+    try await withServer { server in
+      let port = server.port
+      #expect(port > 0)
+      try server.start()
+      #expect(server.port == port)
+      #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(port)")
+      #expect(
+        server.url("/bytes?size=1").absoluteString == "http://127.0.0.1:\(port)/bytes?size=1")
+    }
   }
 
   @Test("raises the process's soft limit of open descriptors to the hard limit when it starts")
@@ -139,18 +137,20 @@ struct LoopbackHTTPServerLifecycleTests {
   }
 
   @Test("stops when it is dropped")
-  func droppingTheServerStopsIt() throws {
-    var server: LoopbackHTTPServer? = LoopbackHTTPServer()
-    try server?.start()
-    let port = try #require(server?.port)
-    let client = try RawClient(port: port)
-    try withExtendedLifetime(server) {
-      try client.get("/bytes?size=1")
-      _ = try client.readResponse()
+  func droppingTheServerStopsIt() async throws {
+    // The box holds the only reference, so that the server goes where the box lets it go.
+    let only = Protected<LoopbackHTTPServer?>(LoopbackHTTPServer())
+    let port = try only.withLock { server in
+      try server?.start()
+      return server?.port ?? 0
     }
-    server = nil
-    #expect(try client.readsEndOfStream())
-    #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
+    let client = try await RawClient(port: port)
+    try await client.get("/bytes?size=1")
+    _ = try await client.readResponse()
+    // Its deinit stops it, blocking until the server's threads end: on a thread of its own.
+    await onNewThread { only.withLock { $0 = nil } }
+    #expect(try await client.readsEndOfStream())
+    await #expect(throws: RawClient.Failure.self) { try await RawClient(port: port) }
     if let after = descriptorsBound(toPort: port) {
       #expect(after == 0)
     }
@@ -159,6 +159,7 @@ struct LoopbackHTTPServerLifecycleTests {
   @Test("stops harmlessly when it never started")
   func stoppingANeverStartedServerIsHarmless() {
     let server = LoopbackHTTPServer()
+    #expect(server.port == 0)
     server.stop()
     server.stop()
     #expect(server.port == 0)
@@ -170,9 +171,9 @@ struct LoopbackHTTPServerLifecycleTests {
     try await withServer { server in
       #expect(await server.waitForRecord(id: "never", timeout: 0.05) == nil)
 
-      let client = try RawClient(port: server.port)
-      try client.get("/bytes?size=1&id=done")
-      _ = try client.readResponse()
+      let client = try await RawClient(port: server.port)
+      try await client.get("/bytes?size=1&id=done")
+      _ = try await client.readResponse()
       let pending = Task { await server.waitForRecord(id: "done", timeout: 30) { _ in false } }
       await server.expectRecord(id: "done")
       await server.stop()
@@ -185,17 +186,16 @@ struct LoopbackHTTPServerLifecycleTests {
 
   @Test("does not deadlock when a wait's predicate stops it")
   func stopFromInsideAWaitPredicateDoesNotDeadlock() async throws {
-    try await withServer { server in
-      let client = try RawClient(port: server.port)
-      try client.get("/slow?size=100000&chunk=1000&interval_ms=60000&id=stop-inside")
+    try await withClient { server, client in
+      try await client.get("/slow?size=100000&chunk=1000&interval_ms=60000&id=stop-inside")
       let record = await server.waitForRecord(id: "stop-inside") { record in
         guard record.bytesSent > 0 else { return false }
         server.stop()  // runs on the connection thread that is sending this response
         return true
       }
       #expect(record != nil)
-      #expect(try client.readsEndOfStream())
-      let stats = await server.waitForConnections { $0.open == 0 }
+      #expect(try await client.readsEndOfStream())
+      let stats = await server.expectConnections("the connection closed") { $0.open == 0 }
       #expect(stats?.accepted == 1)
     }
   }

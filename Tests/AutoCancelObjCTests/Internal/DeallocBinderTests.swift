@@ -32,6 +32,60 @@ private final class Owner: Sendable {
   }
 }
 
+/// Work that racing threads bind to one object at random, kept by kind so that a test can
+/// check what the binder did with each.
+private final class RandomBinds: Sendable {
+  /// The ways a thread binds.
+  enum Kind: Sendable {
+    /// Class work, left in flight.
+    case work
+    /// Value work (a struct around a probe), left in flight.
+    case valueWork
+    /// Class work whose registration is finished at once.
+    case finishedWork
+    /// An untyped request that the test keeps alive.
+    case request
+    /// An untyped request that nothing keeps: it goes at once.
+    case droppedRequest
+  }
+
+  /// Class and value work left in flight.
+  let inFlight = Protected<[RecordingWork]>([])
+  let finished = Protected<[RecordingWork]>([])
+  /// The requests kept alive.
+  let requests = Protected<[RespondingRequest]>([])
+  let dropped = Tally()
+  let deallocated = Tally()
+
+  /// Binds to `object` one piece of work of a kind drawn from `kinds`.
+  func bindOne(
+    of kinds: [Kind], using random: inout SeededGenerator,
+    with binder: DeallocBinder<InMemoryHolderStore, TestCanceller>, to object: FakeObject
+  ) {
+    switch kinds[random.below(kinds.count)] {
+    case .work:
+      let probe = RecordingWork()
+      binder.bind(probe, to: object)
+      inFlight.withLock { $0.append(probe) }
+    case .valueWork:
+      let probe = RecordingWork()
+      binder.bind(RecordingValueWork(probe), to: object)
+      inFlight.withLock { $0.append(probe) }
+    case .finishedWork:
+      let probe = RecordingWork()
+      binder.bind(probe, to: object).finish()
+      finished.withLock { $0.append(probe) }
+    case .request:
+      let request = RespondingRequest()
+      binder.bindUntyped(request, to: object)
+      requests.withLock { $0.append(request) }
+    case .droppedRequest:
+      binder.bindUntyped(RespondingRequest { [deallocated] in deallocated.increment() }, to: object)
+      dropped.increment()
+    }
+  }
+}
+
 @Suite("A dealloc binder", timeLimit(minutes: 2))
 struct DeallocBinderTests {
   @Test(
@@ -43,27 +97,14 @@ struct DeallocBinderTests {
       let binder = makeBinder()
       let owner = Owner()
       let holders = Protected<Set<ObjectIdentifier>>([])
-      let probes = Protected<[RecordingWork]>([])
-      let requests = Protected<[RespondingRequest]>([])
+      let binds = RandomBinds()
       let roundSeed = SeededGenerator.derive(seed, round)
       await onThreads(threads) { index in
         var random = SeededGenerator(seed: SeededGenerator.derive(roundSeed, index))
         let object = owner.current
         for _ in 0..<(1 + random.below(4)) {
-          switch random.below(3) {
-          case 0:
-            let probe = RecordingWork()
-            binder.bind(probe, to: object)
-            probes.withLock { $0.append(probe) }
-          case 1:
-            let probe = RecordingWork()
-            binder.bind(RecordingValueWork(probe), to: object)
-            probes.withLock { $0.append(probe) }
-          default:
-            let request = RespondingRequest()
-            binder.bindUntyped(request, to: object)
-            requests.withLock { $0.append(request) }
-          }
+          binds.bindOne(
+            of: [.work, .valueWork, .request], using: &random, with: binder, to: object)
           holders.withLock { _ = $0.insert(ObjectIdentifier(binder.holder(for: object))) }
         }
       }
@@ -71,12 +112,12 @@ struct DeallocBinderTests {
       #expect(binder.store.attachCount == 1, "\(context)")
       #expect(holders.current.count == 1, "\(context)")
       // A second holder attached by a losing thread would have been released, cancelling.
-      #expect(probes.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
-      #expect(requests.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
+      #expect(binds.inFlight.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
+      #expect(binds.requests.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
 
       owner.release()
-      #expect(probes.current.allSatisfy { $0.reasons == [.ownerGone] }, "\(context)")
-      #expect(requests.current.allSatisfy { $0.cancelCount == 1 }, "\(context)")
+      #expect(binds.inFlight.current.allSatisfy { $0.reasons == [.ownerGone] }, "\(context)")
+      #expect(binds.requests.current.allSatisfy { $0.cancelCount == 1 }, "\(context)")
     }
   }
 
@@ -196,46 +237,28 @@ struct DeallocBinderTests {
   func concurrentBindsStayConsistent(seed: UInt64) async {
     let binder = makeBinder()
     let owner = Owner()
-    let kept = Protected<[RecordingWork]>([])
-    let finished = Protected<[RecordingWork]>([])
-    let keptRequests = Protected<[RespondingRequest]>([])
-    let dropped = Tally()
-    let deallocated = Tally()
+    let binds = RandomBinds()
     await onThreads(4) { index in
       var random = SeededGenerator(seed: SeededGenerator.derive(seed, index))
       let object = owner.current
       for _ in 0..<2_000 {
-        switch random.below(4) {
-        case 0:
-          let probe = RecordingWork()
-          binder.bind(probe, to: object)
-          kept.withLock { $0.append(probe) }
-        case 1:
-          let probe = RecordingWork()
-          binder.bind(probe, to: object).finish()
-          finished.withLock { $0.append(probe) }
-        case 2:
-          let request = RespondingRequest()
-          binder.bindUntyped(request, to: object)
-          keptRequests.withLock { $0.append(request) }
-        default:
-          binder.bindUntyped(RespondingRequest { deallocated.increment() }, to: object)
-          dropped.increment()
-        }
+        binds.bindOne(
+          of: [.work, .finishedWork, .request, .droppedRequest], using: &random, with: binder,
+          to: object)
       }
     }
     let context = TestSeed.describe(seed)
     #expect(binder.store.attachCount == 1, "\(context)")
-    #expect(deallocated.count == dropped.count, "\(context)")
-    let live = kept.current.count + keptRequests.current.count
+    #expect(binds.deallocated.count == binds.dropped.count, "\(context)")
+    let live = binds.inFlight.current.count + binds.requests.current.count
     // Read through a temporary: a holder kept in a local would outlive the release below.
     await waitUntil("only the live work is left, \(context)") {
       binder.holder(for: owner.current).cancelBag.count == live
     }
 
     owner.release()
-    #expect(kept.current.allSatisfy { $0.reasons == [.ownerGone] }, "\(context)")
-    #expect(finished.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
-    #expect(keptRequests.current.allSatisfy { $0.cancelCount == 1 }, "\(context)")
+    #expect(binds.inFlight.current.allSatisfy { $0.reasons == [.ownerGone] }, "\(context)")
+    #expect(binds.finished.current.allSatisfy { $0.cancelCount == 0 }, "\(context)")
+    #expect(binds.requests.current.allSatisfy { $0.cancelCount == 1 }, "\(context)")
   }
 }

@@ -21,8 +21,8 @@ struct Edit: Sendable {
 /// uses texts of its own.
 final class SampleAPI: Sendable {
   private struct State {
-    var held: Set<String> = []
-    var released: Set<String> = []
+    /// The held names, each with the gate that ``release(_:)`` opens.
+    var held: [String: Gate] = [:]
     var started: [String: Int] = [:]
     var cancelled: [String: Int] = [:]
     var applied: [Int] = []
@@ -64,12 +64,15 @@ final class SampleAPI: Sendable {
   }
 
   /// A call named `name`: at once, or, if held, once released or cancelled (then it throws).
+  /// A held call suspends in its name's gate, which the release opens and a cancel leaves.
   private func call(_ name: String) async throws {
-    guard state.withLock({ $0.held.contains(name) }) else { return }
-    state.withLock { $0.started[name, default: 0] += 1 }
-    await waitUntil("\(name) is released or cancelled") {
-      state.withLock { $0.released.contains(name) } || Task.isCancelled
+    let release: Gate? = state.withLock { state in
+      guard let gate = state.held[name] else { return nil }
+      state.started[name, default: 0] += 1
+      return gate
     }
+    guard let release else { return }
+    await release.wait("\(name) is released or cancelled")
     guard Task.isCancelled else { return }
     state.withLock { $0.cancelled[name, default: 0] += 1 }
     throw CancellationError()
@@ -77,12 +80,14 @@ final class SampleAPI: Sendable {
 
   /// Makes calls named `text` run until they are cancelled or released.
   func holdSearches(for text: String) {
-    state.withLock { _ = $0.held.insert(text) }
+    state.withLock { state in
+      if state.held[text] == nil { state.held[text] = Gate() }
+    }
   }
 
   /// Lets held calls named `text` return.
   func release(_ text: String) {
-    state.withLock { _ = $0.released.insert(text) }
+    state.withLock { $0.held[text] }?.open()
   }
 
   /// Held searches for `text` started and cancelled so far.
@@ -102,6 +107,32 @@ final class SampleAPI: Sendable {
       let (started, cancelled) = counts(for: text)
       return predicate(started, cancelled)
     }
+  }
+}
+
+extension SampleAPI {
+  /// Holds the calls named `text`, runs `start`, waits until one of them started, runs `stop`,
+  /// and waits until that call was cancelled: how the samples check that an owner cancels its
+  /// work. Runs on the caller's actor, as the closures do.
+  ///
+  /// ```swift
+  /// let model = SearchViewModel()
+  /// await api.expectCancellation(of: "query") {
+  ///   model.search("query")
+  /// } cancelledBy: {
+  ///   model.pageDidDisappear()
+  /// }
+  /// ```
+  func expectCancellation(
+    of text: String, isolation: isolated (any Actor)? = #isolation,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    startedBy start: () -> Void, cancelledBy stop: () -> Void
+  ) async {
+    holdSearches(for: text)
+    start()
+    await wait(for: text, sourceLocation: sourceLocation) { started, _ in started == 1 }
+    stop()
+    await wait(for: text, sourceLocation: sourceLocation) { _, cancelled in cancelled == 1 }
   }
 }
 

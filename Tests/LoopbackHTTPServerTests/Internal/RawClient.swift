@@ -1,4 +1,5 @@
 import AutoCancelTestSupport
+import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -14,13 +15,25 @@ import AutoCancelTestSupport
   private typealias Linger = Darwin.linger
 #endif
 
-/// A blocking HTTP/1.1 client on a raw socket, so tests control exactly when bytes are read
-/// and how the connection ends (close, reset, half-close).
-final class RawClient {
+/// An HTTP/1.1 client on a raw socket, so tests control exactly when bytes are read and how
+/// the connection ends (close, reset, half-close).
+///
+/// Its socket calls block (a read waits for the server), so each `async` call runs them on a
+/// thread of its own (``onNewThread(_:)``), never on the cooperative pool that every test
+/// shares. Reads and writes give up after ``waitBound`` seconds, so a broken server fails the
+/// test instead of hanging it.
+final class RawClient: @unchecked Sendable {
+  // Safety: a test drives its client from one task, one call at a time; each call's socket work
+  // runs on its own thread and ends before the call returns, so `fd` and `pending` are never
+  // touched by two threads at once, and each thread sees the last one's writes (a thread's
+  // start and a continuation's resumption order them).
   struct Response {
     var status: Int
     var headers: [String: String]
     var body: [UInt8]
+
+    /// The body as UTF-8 text.
+    var text: String { String(decoding: body, as: UTF8.self) }
   }
 
   struct Failure: Error, CustomStringConvertible {
@@ -30,13 +43,159 @@ final class RawClient {
   private var fd: Int32
   private var pending: [UInt8] = []
 
-  /// Connects to 127.0.0.1:`port`; reads and writes give up after ``waitBound`` seconds, so a
-  /// broken server fails the test instead of hanging it.
-  init(port: Int) throws {
+  /// Connects to 127.0.0.1:`port`.
+  init(port: Int) async throws {
+    fd = try await Self.offThePool { try Self.openConnection(port: port) }
+  }
+
+  deinit { closeDescriptor() }
+
+  /// Sends all of `text`.
+  func send(_ text: String) async throws { try await send(Array(text.utf8)) }
+
+  /// Sends all of `bytes`.
+  func send(_ bytes: [UInt8]) async throws {
+    try await blocking { try $0.sendAll(bytes) }
+  }
+
+  /// Sends `GET target` with optional extra header lines.
+  func get(_ target: String, headers: [String] = []) async throws {
+    let extra = headers.map { "\($0)\r\n" }.joined()
+    try await send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)\r\n")
+  }
+
+  /// Sends the head of an upload to `target` that announces `length` body bytes, then the
+  /// first `sent` of them (all by default).
+  func upload(
+    _ target: String, method: String = "POST", length: Int, sending sent: Int? = nil,
+    headers: [String] = []
+  ) async throws {
+    let extra = headers.map { "\($0)\r\n" }.joined()
+    try await send(
+      "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\(extra)\r\n"
+    )
+    let count = sent ?? length
+    if count > 0 { try await send([UInt8](repeating: 7, count: count)) }
+  }
+
+  /// Reads a response head (skipping `100 Continue`); the body is left unread.
+  func readHead() async throws -> (status: Int, headers: [String: String]) {
+    try await blocking { try $0.receiveHead(skippingInterim: true) }
+  }
+
+  /// Reads the next response head, `100 Continue` included.
+  func readHeadIncludingInterim() async throws -> (status: Int, headers: [String: String]) {
+    try await blocking { try $0.receiveHead(skippingInterim: false) }
+  }
+
+  /// Reads exactly `count` body bytes.
+  func readBody(_ count: Int) async throws -> [UInt8] {
+    try await blocking { try $0.receiveBody(count) }
+  }
+
+  /// Reads a whole response with a `Content-Length` body.
+  func readResponse() async throws -> Response {
+    try await blocking { client in
+      let (status, headers) = try client.receiveHead(skippingInterim: true)
+      let length = Int(headers["content-length"] ?? "0") ?? 0
+      return Response(status: status, headers: headers, body: try client.receiveBody(length))
+    }
+  }
+
+  /// How the server ended the connection.
+  enum Ending: Equatable {
+    /// End of stream: the server closed it (FIN).
+    case closed
+    /// The server reset it (RST).
+    case reset
+  }
+
+  /// Reads until the server ends the connection, and returns how many bytes came before the
+  /// end, and how it ended. Throws if the read times out (the server kept it open).
+  func readToEnd() async throws -> (bytes: Int, ending: Ending) {
+    try await blocking { try $0.receiveToEnd() }
+  }
+
+  /// Reads one CRLF-terminated line, without its CRLF.
+  func readLine() async throws -> String {
+    try await blocking { try $0.receiveLine() }
+  }
+
+  /// Reads and discards data until the server closes the connection; true once it has.
+  /// Throws if the read times out (the server kept the connection open).
+  func readsEndOfStream() async throws -> Bool {
+    try await blocking { client in
+      while try client.fill() { client.pending.removeAll() }
+      client.pending.removeAll()
+      return true
+    }
+  }
+
+  /// Closes the socket normally (FIN, or RST if unread data remains).
+  func close() { closeDescriptor() }
+
+  /// Shuts down the writing half only (the client keeps reading).
+  func shutdownWrite() { _ = shutdown(fd, Int32(SHUT_WR)) }
+
+  /// Closes the socket with an immediate reset (SO_LINGER 0).
+  func reset() {
+    var linger = Linger(l_onoff: 1, l_linger: 0)
+    _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Linger>.size))
+    closeDescriptor()
+  }
+
+  /// The ways a client leaves a connection.
+  enum Leaving: String, CaseIterable, Sendable {
+    case close
+    case reset
+    case halfClose = "half-close"
+  }
+
+  /// Leaves the connection as `leaving` says.
+  func leave(_ leaving: Leaving) {
+    switch leaving {
+    case .close: close()
+    case .reset: reset()
+    case .halfClose: shutdownWrite()
+    }
+  }
+
+  /// Reads exactly `count` body bytes, then leaves as `leaving` says, on one thread and with no
+  /// pause between the two: a client that leaves mid-body however late its task runs. Returns
+  /// when it left.
+  @discardableResult
+  func readBody(_ count: Int, thenLeaving leaving: Leaving) async throws -> DispatchTime {
+    try await blocking { client in
+      _ = try client.receiveBody(count)
+      let now = DispatchTime.now()
+      client.leave(leaving)
+      return now
+    }
+  }
+
+  // MARK: The blocking socket calls, each run off the cooperative pool
+
+  /// Runs `body` on a thread of its own, and returns what it returns or throws what it throws.
+  private static func offThePool<Value: Sendable>(
+    _ body: @escaping @Sendable () throws -> Value
+  ) async throws -> Value {
+    try await onNewThread { Result { try body() } }.get()
+  }
+
+  /// Runs `body` with this client on a thread of its own.
+  private func blocking<Value: Sendable>(
+    _ body: @escaping @Sendable (RawClient) throws -> Value
+  ) async throws -> Value {
+    try await Self.offThePool { [self] in try body(self) }
+  }
+
+  /// A connected socket to 127.0.0.1:`port`, whose reads and writes time out after
+  /// ``waitBound`` seconds.
+  private static func openConnection(port: Int) throws -> Int32 {
     #if canImport(Darwin)
-      fd = socket(AF_INET, SOCK_STREAM, 0)
+      let fd = socket(AF_INET, SOCK_STREAM, 0)
     #else
-      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #endif
     guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
     var timeout = timeval(tv_sec: Int(waitBound), tv_usec: 0)
@@ -58,18 +217,13 @@ final class RawClient {
     }
     guard connected == 0 else {
       let code = errno
-      closeDescriptor()
+      _ = systemClose(fd)
       throw Failure(description: "connect: errno \(code)")
     }
+    return fd
   }
 
-  deinit { closeDescriptor() }
-
-  /// Sends all of `text`.
-  func send(_ text: String) throws { try send(Array(text.utf8)) }
-
-  /// Sends all of `bytes`.
-  func send(_ bytes: [UInt8]) throws {
+  private func sendAll(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
       #if canImport(Darwin)
@@ -85,12 +239,6 @@ final class RawClient {
     }
   }
 
-  /// Sends `GET target` with optional extra header lines.
-  func get(_ target: String, headers: [String] = []) throws {
-    let extra = headers.map { "\($0)\r\n" }.joined()
-    try send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)\r\n")
-  }
-
   /// Reads more bytes; false at end of stream.
   private func fill() throws -> Bool {
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -100,17 +248,11 @@ final class RawClient {
     return count > 0
   }
 
-  /// Reads a response head (skipping `100 Continue`); the body is left unread.
-  func readHead() throws -> (status: Int, headers: [String: String]) {
-    try readHead(skippingInterim: true)
-  }
-
-  /// Reads the next response head, `100 Continue` included.
-  func readHeadIncludingInterim() throws -> (status: Int, headers: [String: String]) {
-    try readHead(skippingInterim: false)
-  }
-
-  private func readHead(skippingInterim: Bool) throws -> (status: Int, headers: [String: String]) {
+  private func receiveHead(
+    skippingInterim: Bool
+  ) throws -> (
+    status: Int, headers: [String: String]
+  ) {
     while true {
       guard let end = Self.find([13, 10, 13, 10], in: pending) else {
         guard try fill() else { throw Failure(description: "end of stream before head") }
@@ -133,8 +275,7 @@ final class RawClient {
     }
   }
 
-  /// Reads exactly `count` body bytes.
-  func readBody(_ count: Int) throws -> [UInt8] {
+  private func receiveBody(_ count: Int) throws -> [UInt8] {
     while pending.count < count {
       guard try fill() else { throw Failure(description: "end of stream inside body") }
     }
@@ -143,24 +284,7 @@ final class RawClient {
     return body
   }
 
-  /// Reads a whole response with a `Content-Length` body.
-  func readResponse() throws -> Response {
-    let (status, headers) = try readHead()
-    let length = Int(headers["content-length"] ?? "0") ?? 0
-    return Response(status: status, headers: headers, body: try readBody(length))
-  }
-
-  /// How the server ended the connection.
-  enum Ending: Equatable {
-    /// End of stream: the server closed it (FIN).
-    case closed
-    /// The server reset it (RST).
-    case reset
-  }
-
-  /// Reads until the server ends the connection, and returns how many bytes came before the
-  /// end, and how it ended. Throws if the read times out (the server kept it open).
-  func readToEnd() throws -> (bytes: Int, ending: Ending) {
+  private func receiveToEnd() throws -> (bytes: Int, ending: Ending) {
     var count = pending.count
     pending.removeAll()
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -178,8 +302,7 @@ final class RawClient {
     }
   }
 
-  /// Reads one CRLF-terminated line, without its CRLF.
-  func readLine() throws -> String {
+  private func receiveLine() throws -> String {
     while true {
       if let end = Self.find([13, 10], in: pending) {
         let line = String(decoding: pending[0..<end], as: UTF8.self)
@@ -188,27 +311,6 @@ final class RawClient {
       }
       guard try fill() else { throw Failure(description: "end of stream inside a line") }
     }
-  }
-
-  /// Reads and discards data until the server closes the connection; true once it has.
-  /// Throws if the read times out (the server kept the connection open).
-  func readsEndOfStream() throws -> Bool {
-    while try fill() { pending.removeAll() }
-    pending.removeAll()
-    return true
-  }
-
-  /// Closes the socket normally (FIN, or RST if unread data remains).
-  func close() { closeDescriptor() }
-
-  /// Shuts down the writing half only (the client keeps reading).
-  func shutdownWrite() { _ = shutdown(fd, Int32(SHUT_WR)) }
-
-  /// Closes the socket with an immediate reset (SO_LINGER 0).
-  func reset() {
-    var linger = Linger(l_onoff: 1, l_linger: 0)
-    _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Linger>.size))
-    closeDescriptor()
   }
 
   private func closeDescriptor() {
