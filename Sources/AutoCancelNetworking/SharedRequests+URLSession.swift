@@ -30,12 +30,21 @@ extension SharedRequests where Key == URLRequest, Value == SharedResponse {
   public func data(
     for request: URLRequest, session: URLSession = .shared
   ) async throws -> SharedResponse {
-    try await value(for: request, whenJoining: { SavingsAccount.countJoin(url: request.url) }) {
+    try await value(for: request, whenJoining: { Self.joined(request.url) }) {
       // The shared operation's task is cancelled when its last caller leaves; the request
       // follows that task.
       let (data, response) = try await session.data(
         for: request, in: nil, label: request.url?.absoluteString)
       return SharedResponse(data: data, response: response)
+    }
+  }
+
+  /// Tells the request instruments that a caller joined the download of `url`.
+  private static func joined(_ url: URL?) {
+    TaskQueue.async {
+      for instrument in RequestInstruments.shared.current {
+        instrument.sharedRequestJoined(url: url)
+      }
     }
   }
 }

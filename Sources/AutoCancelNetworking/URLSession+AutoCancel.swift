@@ -76,10 +76,8 @@ extension URLSession {
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDataTask {
     boundTask(
-      .data, in: bag, label: label, file: file, line: line, completionHandler: completionHandler
-    ) {
-      $0.dataTask(with: request, completionHandler: $1)
-    }
+      .data(request), in: bag, label: label, file: file, line: line,
+      completionHandler: completionHandler) as! URLSessionDataTask
   }
 
   /// Creates a data task for `url`, cancelled when `bag` ends.
@@ -117,10 +115,8 @@ extension URLSession {
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
     boundTask(
-      .upload, in: bag, label: label, file: file, line: line, completionHandler: completionHandler
-    ) {
-      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
-    }
+      .upload(request, bodyData), in: bag, label: label, file: file, line: line,
+      completionHandler: completionHandler) as! URLSessionUploadTask
   }
 
   /// Creates an upload task sending the file at `fileURL`, cancelled when `bag` ends.
@@ -139,10 +135,8 @@ extension URLSession {
     completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionUploadTask {
     boundTask(
-      .upload, in: bag, label: label, file: file, line: line, completionHandler: completionHandler
-    ) {
-      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
-    }
+      .uploadFile(request, fileURL), in: bag, label: label, file: file, line: line,
+      completionHandler: completionHandler) as! URLSessionUploadTask
   }
 
   /// Creates a download task for `request`, cancelled when `bag` ends.
@@ -160,10 +154,8 @@ extension URLSession {
     completionHandler: @escaping @Sendable (URL?, URLResponse?, (any Error)?) -> Void
   ) -> URLSessionDownloadTask {
     boundTask(
-      .download, in: bag, label: label, file: file, line: line, completionHandler: completionHandler
-    ) {
-      $0.downloadTask(with: request, completionHandler: $1)
-    }
+      .download(request), in: bag, label: label, file: file, line: line,
+      completionHandler: completionHandler) as! URLSessionDownloadTask
   }
 
   /// Creates a download task for `url`, cancelled when `bag` ends.
@@ -188,17 +180,14 @@ extension URLSession {
 
 extension URLSession {
   /// The one path by which the completion-handler helpers make their task: registers a
-  /// ``TaskRequest`` in `bag`, then makes the task on `self` with `make`, handing it
-  /// the request's completion.
-  func boundTask<SessionTask: URLSessionTask, Body: Sendable>(
-    _ kind: TaskKind, in bag: CancelBag, label: String?, file: StaticString, line: UInt,
-    completionHandler: @escaping TaskRequest<Body>.Handler,
-    make: (URLSession, @escaping TaskRequest<Body>.Handler) -> SessionTask
-  ) -> SessionTask {
+  /// ``TaskRequest`` in `bag`, then has it make its task, on the library's queue.
+  func boundTask<Body: TransferredBody>(
+    _ spec: TaskSpec, in bag: CancelBag, label: String?, file: StaticString, line: UInt,
+    completionHandler: @escaping TaskRequest<Body>.Handler
+  ) -> URLSessionTask {
     let request = TaskRequest<Body>(
-      kind: kind, delivery: .handler(completionHandler, queue: .init(operationQueue: delegateQueue))
-    )
-    request.register(in: bag, label: label, file: file, line: line)
-    return request.taskForCaller(for: self, make)
+      spec, delivery: .handler(completionHandler, queue: .init(operationQueue: delegateQueue)))
+    let registration = request.register(in: bag, label: label, file: file, line: line)
+    return request.taskForCaller(on: self, registration: registration)
   }
 }

@@ -89,10 +89,7 @@ extension URLSession {
     file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (Data, URLResponse) {
     try await bodyAndResponse(
-      .data, request, in: consume bag, label: label, file: file, line: line
-    ) {
-      $0.dataTask(with: request, completionHandler: $1)
-    }
+      .data(request), in: consume bag, label: label, file: file, line: line)
   }
 
   /// Loads `url` and returns its body and response.
@@ -126,10 +123,7 @@ extension URLSession {
     file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (Data, URLResponse) {
     try await bodyAndResponse(
-      .upload, request, in: consume bag, label: label, file: file, line: line
-    ) {
-      $0.uploadTask(with: request, from: bodyData, completionHandler: $1)
-    }
+      .upload(request, bodyData), in: consume bag, label: label, file: file, line: line)
   }
 
   /// Sends the file at `fileURL` with `request` and returns the response body and response.
@@ -147,10 +141,7 @@ extension URLSession {
     file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (Data, URLResponse) {
     try await bodyAndResponse(
-      .upload, request, in: consume bag, label: label, file: file, line: line
-    ) {
-      $0.uploadTask(with: request, fromFile: fileURL, completionHandler: $1)
-    }
+      .uploadFile(request, fileURL), in: consume bag, label: label, file: file, line: line)
   }
 
   /// Downloads `request` to a file and returns its location and the response.
@@ -168,20 +159,9 @@ extension URLSession {
     for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil,
     file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (URL, URLResponse) {
-    let task = TaskRequest<URL>(
-      kind: .download, delivery: .awaiting,
-      discard: { try? FileManager.default.removeItem(at: $0) })
-    task.register(in: consume bag, label: label, file: file, line: line)
-    let (file, response) = try await task.value(for: self, url: request.url) { session, done in
-      // URLSession deletes its file once this handler returns: keep it first.
-      session.downloadTask(with: request) { file, response, error in
-        do {
-          done(try file.map(Self.keep), response, error)
-        } catch {
-          done(nil, response, error)
-        }
-      }
-    }
+    let task = TaskRequest<URL>(.download(request), delivery: .awaiting, prepare: Self.keep)
+    let registration = task.register(in: consume bag, label: label, file: file, line: line)
+    let (file, response) = try await task.value(on: self, registration: registration)
     guard let file, let response else { throw URLError(.badServerResponse) }
     return (file, response)
   }
@@ -206,13 +186,12 @@ extension URLSession {
   /// Runs a data or upload task bound to `bag` (if any) and to the awaiting task, and returns
   /// its body and response.
   private func bodyAndResponse(
-    _ kind: TaskKind, _ request: URLRequest, in bag: consuming CancelBag?, label: String?,
-    file: StaticString, line: UInt,
-    make: (URLSession, @escaping TaskRequest<Data>.Handler) -> URLSessionTask
+    _ spec: TaskSpec, in bag: consuming CancelBag?, label: String?, file: StaticString,
+    line: UInt
   ) async throws -> (Data, URLResponse) {
-    let task = TaskRequest<Data>(kind: kind, delivery: .awaiting)
-    task.register(in: consume bag, label: label, file: file, line: line)
-    let (data, response) = try await task.value(for: self, url: request.url, make)
+    let task = TaskRequest<Data>(spec, delivery: .awaiting)
+    let registration = task.register(in: consume bag, label: label, file: file, line: line)
+    let (data, response) = try await task.value(on: self, registration: registration)
     guard let response else { throw URLError(.badServerResponse) }
     return (data ?? Data(), response)
   }

@@ -41,24 +41,10 @@ extension URLSession {
     for request: URLRequest, in bag: consuming CancelBag?, label: String? = nil,
     file: StaticString = #fileID, line: UInt = #line
   ) async throws -> (URLSessionDataStream, URLResponse) {
-    #if canImport(FoundationNetworking)
-      let twin = TwinRegistry.streams.twin(for: self)
-      let (streamed, body) = StreamRequest.make(gated: true)
-    #else
-      let (streamed, body) = StreamRequest.make(gated: false)
-    #endif
-    streamed.register(in: consume bag, label: label, file: file, line: line)
+    let (streamed, body) = StreamRequest.make(request)
+    let registration = streamed.register(in: consume bag, label: label, file: file, line: line)
     let response = try await withTaskCancellationHandler {
-      try await streamed.response(url: request.url) {
-        #if canImport(FoundationNetworking)
-          let task = twin.session.dataTask(with: request)
-          twin.delegate.register(streamed, for: task)
-        #else
-          let task = dataTask(with: request)
-          task.delegate = StreamDelegate(streamed)
-        #endif
-        return task
-      }
+      try await streamed.response(on: self, registration: registration)
     } onCancel: {
       streamed.cancelByAwaitingTask()
     }

@@ -10,9 +10,11 @@ import Foundation
 /// body, the body bytes received before each cancel and those never sent, and the requests
 /// that joined a shared download instead of starting their own.
 ///
-/// Read it with ``current``; compare two readings with ``since(_:)``.
+/// Off until you turn it on, at launch, with ``enable()``; read it with ``current``, and
+/// compare two readings with ``since(_:)``.
 ///
 /// ```swift
+/// URLSessionSavings.enable()  // at launch
 /// let start = URLSessionSavings.current
 /// // … later:
 /// let saved = URLSessionSavings.current.since(start)
@@ -21,39 +23,23 @@ import Foundation
 ///
 /// ## Contract
 ///
-/// - Only cancels the library makes are counted: a bag that ends or cancels its work (its
-///   owner going away, `cancelAll`, a key, a deadline), the cancelled Swift task awaiting an
-///   async call or a stream, a stream whose consumer stopped iterating, the last caller of a
-///   shared download going away. A task the app cancels itself, a server's fault, a timeout
-///   and any other error are not counted: nothing here counts errors.
-/// - A request whose transfer completed before the cancel reached it saved nothing, and is
-///   not counted.
-/// - Requests made by the helpers (`dataTask(with:in:label:completionHandler:)` and its kin,
-///   the async `data(for:in:label:)` and its kin, `stream(for:in:label:)`, shared requests)
-///   are counted when URLSession reports the cancel to the library, once the transfer has
-///   stopped: their byte counts are final. A request cancelled before its task was resumed,
-///   or before it existed, is counted at once, as not sent.
-/// - Raw tasks bound with `autoCancel(task)` or `cancelBag.add(task)` are counted where the
-///   library cancels them, on its private queue, right after it called
-///   `URLSessionTask.cancel()`: the library never sees their completion. On Linux that cancel
-///   stops the transfer before it returns, so their counts are final; on Apple platforms it
-///   returns before the transfer stops, and bytes that still arrive are not seen. A raw task
-///   that completed, or that the app cancelled, before the library's cancel reached it is not
-///   counted; one whose completion handler has run but that URLSession has not yet marked
-///   completed is still running to the library, and is counted if its bag ends in that
-///   moment. Nor, as a rule, is a raw task added to a bag that had already ended: it is
-///   cancelled before `add` returns, so that it never starts, and the library's queued cancel
-///   then finds it cancelled; it is counted, as not sent, only when that cancel comes first.
-/// - Counting costs the requests that complete nothing: an account is kept only for cancels and
-///   joins, under one lock that nothing else takes.
-/// - Reading is safe from any thread. Every count only grows.
+/// - Counted: each request the library cancelled (a bag ending or cancelling its work, the
+///   Swift task awaiting an async call or a stream, a stream's consumer gone, the last caller
+///   of a shared download gone), once, as it ended, by where the cancel found it. Not counted:
+///   requests that completed first, failed, or that the app cancelled itself.
+/// - The helpers' requests, async calls, streams and shared downloads are counted when
+///   URLSession reports their end, with the body bytes they received: counted by the library
+///   as they arrive on Linux, read from the task on Apple platforms. A request cancelled
+///   before its task was resumed, or made, counts as never sent.
+/// - Raw tasks bound with `autoCancel(task)` or `cancelBag.add(task)` are counted as the
+///   library's cancel returns, from the task's own counts; FoundationNetworking counts no data
+///   task's bytes, so there a raw task cut mid-body has an unknown remainder.
+/// - Only requests the library started after ``enable()`` are counted. Reading is safe from
+///   any thread; every count only grows.
 public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
   /// Requests cancelled before they were sent: cancelled before their task was resumed, or
   /// before it existed (a bag that had ended, a Swift task already cancelled). The server
   /// saw nothing of them.
-  ///
-  /// A raw task counts here when it is suspended, without a response, as the library cancels
-  /// it.
   ///
   /// ```swift
   /// print("\(saved.cancelledBeforeSent) requests never went out")
@@ -71,23 +57,13 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
 
   /// Requests cancelled once their response head had come, while their body arrived.
   ///
-  /// On Linux the head shows, to the library, as the task's expected length, which
-  /// FoundationNetworking sets from the head (a helper's task has no `response` there until
-  /// it completes).
-  ///
   /// ```swift
   /// print("\(saved.cancelledReceivingBody) downloads cut short")
   /// ```
   public internal(set) var cancelledReceivingBody: Int
 
-  /// Body bytes received before the cancel, by the requests cancelled while receiving their
-  /// body: the task's `countOfBytesReceived` (see the type's contract for when it is read),
-  /// or for a stream the bytes of the chunks that came before the cancel, which pass through
-  /// the library.
-  ///
-  /// FoundationNetworking on Linux does not count a data task's received bytes (its
-  /// `countOfBytesReceived` stays 0): there, the cancel of a body that is not a stream is
-  /// counted in ``cancelledWithUnknownRemainder`` and adds nothing here.
+  /// Body bytes received by the requests cancelled while receiving their body, until their
+  /// transfer stopped (see the type's contract for how they are counted).
   ///
   /// ```swift
   /// print("\(saved.bytesReceivedBeforeCancel) bytes downloaded for nothing")
@@ -95,8 +71,7 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
   public internal(set) var bytesReceivedBeforeCancel: Int64
 
   /// Body bytes never downloaded, by the requests cancelled while receiving a body of known
-  /// length: that length (`countOfBytesExpectedToReceive`, or the response's
-  /// `expectedContentLength`) minus the bytes received.
+  /// length: that length, from the response head, minus the bytes received.
   ///
   /// Requests cancelled before their response came, and those counted in
   /// ``cancelledWithUnknownRemainder``, add nothing here: what they would have cost is not
@@ -109,8 +84,8 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
 
   /// Of the requests cancelled while receiving their body, those whose avoided bytes are not
   /// known: the body's length was not announced (a chunked body, or one without
-  /// `Content-Length`), or Foundation did not count the bytes received (FoundationNetworking
-  /// on Linux, for data tasks other than streams). They add nothing to ``bytesAvoided``.
+  /// `Content-Length`), or nobody counted the bytes received (a raw data task on Linux). They
+  /// add nothing to ``bytesAvoided``.
   ///
   /// ```swift
   /// print("and \(saved.cancelledWithUnknownRemainder) bodies whose rest is not known")
@@ -142,7 +117,7 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
     joinedSharedRequests = 0
   }
 
-  /// Everything counted in this process so far.
+  /// Everything counted in this process so far: nothing until ``enable()`` was called.
   ///
   /// Any thread; one reading is the count of one moment.
   ///
@@ -150,7 +125,37 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
   /// print(URLSessionSavings.current)
   /// ```
   public static var current: URLSessionSavings {
-    SavingsAccount.total
+    SavingsAccount.shared.total
+  }
+
+  /// Turns the account on for every request the library starts from now on. Call it at
+  /// launch, before the first request; a second call does nothing. Any thread; it waits for
+  /// the library's queue of URLSession calls, so do not call it from a Swift task that must
+  /// not wait.
+  ///
+  /// While it is on, a request the library cancelled takes one short lock more when it ends;
+  /// requests that complete cost nothing more.
+  ///
+  /// ```swift
+  /// let missed = URLSessionSavings.enable()
+  /// assert(missed == 0, "\(missed) requests were started before the account was turned on")
+  /// ```
+  ///
+  /// - Returns: How many requests the library started before the account was turned on,
+  ///   which go uncounted: 0 when the first call came before the first request, as it should.
+  @discardableResult
+  public static func enable() -> Int {
+    RequestInstruments.shared.install(SavingsAccount.shared)
+  }
+
+  /// Whether ``enable()`` was called. Any thread; waits for the library's queue.
+  ///
+  /// ```swift
+  /// URLSessionSavings.enable()
+  /// print(URLSessionSavings.isEnabled)  // true
+  /// ```
+  public static var isEnabled: Bool {
+    RequestInstruments.shared.isInstalled(SavingsAccount.shared)
   }
 
   /// Requests the library cancelled: the sum of ``cancelledBeforeSent``,

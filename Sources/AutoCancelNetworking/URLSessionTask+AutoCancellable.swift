@@ -43,13 +43,11 @@ extension URLSessionTask: AutoCancellable {
   public static func _add(
     _ task: URLSessionTask, to insertion: _BagInsertion
   ) -> CancelRegistration {
-    let registration = insertion.addReportingFinish(RawTaskWork(task))
-    // Added to a bag that had ended: the cancel just queued could lose to the `resume()` the
-    // caller makes next, so a task that was never resumed is cancelled here and now. (Counted
-    // only if the queued cancel comes first: see `URLSessionSavings`.)
-    if !registration.isActive, task.state == .suspended {
-      TaskCanceller.cancelBeforeResume(task)
-    }
+    let work = RawTaskWork(task)
+    let registration = insertion.addReportingFinish(work)
+    // A cancel that came while the task was added (the bag had ended) is made now: before
+    // `add` returns for a task never resumed, so that the caller's `resume()` sends nothing.
+    work.added()
     return registration
   }
 }

@@ -41,6 +41,9 @@ package struct ScenarioRunner: Sendable {
     defer { session.invalidateAndCancel() }
     let state = RunState()
     let exits = Locked<[ScreenExit]>([])
+    // The library's account counts the requests started after it was turned on: before the
+    // first request of the run.
+    URLSessionSavings.enable()
     let savingsBefore = URLSessionSavings.current
     let start = DispatchTime.now()
     let snapshot: @Sendable (Bool) -> RunProgress = { [plan] finished in
@@ -97,7 +100,7 @@ package struct ScenarioRunner: Sendable {
   }
 
   /// The library's account of the run. A request is counted when URLSession reports its
-  /// cancel, which may come after the app heard of it: waits, up to a few seconds, until it
+  /// end, which may come after the app heard of its cancel: waits, up to a few seconds, until it
   /// has counted as many as the app saw end with an error (every one of them, in this run, a
   /// cancel; one whose transfer had completed before the cancel reached it saved nothing, and
   /// is never counted: hence the bound).

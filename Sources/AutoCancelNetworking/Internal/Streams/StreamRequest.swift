@@ -6,15 +6,14 @@ import Foundation
 #endif
 
 /// One streamed request: the response head goes to an awaiting continuation, body chunks to
-/// an `AsyncThrowingStream`. Cancelling never blocks (``TaskCanceller``).
+/// an `AsyncThrowingStream`.
 ///
-/// Its state is a ``CancelLatch`` over the task (registered in the bag before the task
-/// exists, so a cancel may come first) and where the response head stands. The first of
-/// "completed" and "cancelled" (bag, awaiting task before the head, consumer gone) wins.
+/// The first of "completed" and "cancelled" (bag, awaiting task before the head, consumer
+/// gone) wins; the other is ignored.
 final class StreamRequest: BoundRequest, Sendable {
   /// Where the response head stands.
   enum Head: Sendable {
-    /// Not arrived; the continuation waits for it once `response(makeTask:)` runs.
+    /// Not arrived; the continuation waits for it once `response(on:registration:)` runs.
     case awaited(CheckedContinuation<URLResponse, any Error>?)
     /// Handed to its continuation, or the continuation resumed with an error.
     case settled
@@ -27,134 +26,89 @@ final class StreamRequest: BoundRequest, Sendable {
     }
   }
 
-  /// The head's state, and on Linux a response held back while an authentication challenge
-  /// about it is decided, with the body that came with it.
-  struct Extra: Sendable {
-    var head = Head.awaited(nil)
-    var challenged: (response: URLResponse, body: Data)?
-    /// Body bytes that came before a cancel of the library's: what ``URLSessionSavings``
-    /// counts as received, since FoundationNetworking counts no data task's bytes.
-    var bodyBytes: Int64 = 0
+  /// Where the request stands.
+  enum Stage: Sendable {
+    case open
+    /// The library's cancel won, and was reported.
+    case cancelled
+    /// The task ended, and its end was delivered.
+    case completed
   }
 
-  let state = Locked(BoundRequestState(Extra()))
-  /// The gate of the task's redirects, where a delegate of the library's decides them.
-  let gate: RedirectGate?
+  struct State: Sendable {
+    var stage = Stage.open
+    var head = Head.awaited(nil)
+    /// The request's place in its bag, once its next step kept it; nil without a bag.
+    var registration: CancelRegistration?
+  }
+
+  private let state = Locked(State())
+  let transfer: Transfer
   private let chunks: AsyncThrowingStream<Data, any Error>.Continuation
 
   /// A request and its body. The request does not keep the body: dropping a body never
   /// iterated must reach `onTermination`.
-  static func make(gated: Bool) -> (StreamRequest, URLSessionDataStream) {
+  static func make(_ request: URLRequest) -> (StreamRequest, URLSessionDataStream) {
     let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-    let request = StreamRequest(chunks: continuation, gate: gated ? RedirectGate() : nil)
-    let consumerGone: @Sendable () -> Void = { [weak request] in request?.cancel() }
+    let streamed = StreamRequest(request, chunks: continuation)
+    let consumerGone: @Sendable () -> Void = { [weak streamed] in streamed?.cancel() }
     continuation.onTermination = { termination in
       if case .cancelled = termination { consumerGone() }
     }
-    return (request, URLSessionDataStream(chunks: stream, consumerGone: consumerGone))
+    return (streamed, URLSessionDataStream(chunks: stream, consumerGone: consumerGone))
   }
 
-  private init(chunks: AsyncThrowingStream<Data, any Error>.Continuation, gate: RedirectGate?) {
+  private init(_ request: URLRequest, chunks: AsyncThrowingStream<Data, any Error>.Continuation) {
     self.chunks = chunks
-    self.gate = gate
+    transfer = Transfer(.stream(request))
+    transfer.setClient(self)
   }
 
-  var wrappedTypeName: String { TaskKind.data.typeName }
-
-  /// Waits for the response head; `makeTask` creates the task, which is resumed here unless
-  /// the request was cancelled first (it then never starts).
-  /// A request cancelled before its task is made is counted as not sent, under `url`.
+  /// Starts the task on ``TaskQueue`` and waits for the response head, after the request
+  /// joined its bag (`registration`).
   func response(
-    url: @autoclosure () -> URL?, makeTask: @Sendable () -> URLSessionTask
+    on session: URLSession, registration: CancelRegistration?
   ) async throws -> URLResponse {
     try await withCheckedThrowingContinuation { continuation in
       let waiting = state.withLock { state in
-        guard state.latch.cancellationReason == nil else { return false }
-        state.extra.head = .awaited(continuation)
+        state.registration = registration
+        guard case .open = state.stage else { return false }
+        state.head = .awaited(continuation)
         return true
       }
-      guard waiting else {
-        SavingsAccount.count(.notSent, url: url())
-        return continuation.resume(throwing: CancellationError())
+      if !waiting {
+        registration?.finish()
+        continuation.resume(throwing: CancellationError())
       }
-      let task = makeTask()
-      // Resumed before it is attached: a cancel can reach the task only once the library's
-      // own `resume()` has returned, never race it into a cache lookup.
-      task.resume()
-      _ = attach(task, gate: gate, callerResumes: false)
+      // Started even when cancelled first: its transfer reports the request never sent.
+      start(on: session)
     }
   }
 
-  func received(_ response: URLResponse) {
+  func transferReceivedHead(_ response: URLResponse) {
     let waiter = state.withLock { state in
-      state.extra.challenged = nil
-      return state.latch.isOpen ? state.extra.head.takeWaiter() : nil
+      guard case .open = state.stage else { return nil as CheckedContinuation<URLResponse, any Error>? }
+      return state.head.takeWaiter()
     }
     waiter?.resume(returning: response)
   }
 
-  func received(_ data: Data) {
+  func transferReceived(_ data: Data) {
     let yields = state.withLock { state in
-      guard state.latch.isOpen else { return false }
-      state.extra.bodyBytes += Int64(data.count)
-      guard state.extra.challenged == nil else {
-        state.extra.challenged?.body.append(data)
-        return false
-      }
+      guard case .open = state.stage else { return false }
       return true
     }
     if yields { chunks.yield(data) }
   }
 
-  /// On Linux, a 401 with a challenge arrived: FoundationNetworking reads its body, then asks
-  /// about the challenge, and retries with a credential or not. The response and its body
-  /// are held back until it is decided.
-  func receivedChallenge(_ response: URLResponse) {
-    state.withLock { $0.extra.challenged = (response, Data()) }
-  }
-
-  /// The challenge was decided without a retry: FoundationNetworking would leave the task
-  /// waiting, so the 401 and its body are the response, as on Apple platforms, and the task
-  /// is cancelled behind them.
-  func challengeEndsWithoutRetry() {
-    let held:
-      (
-        URLResponse, Data, CheckedContinuation<URLResponse, any Error>?, AttachedTask?,
-        CancelRegistration?
-      )? = state.withLock { state in
-        guard let (response, body) = state.extra.challenged,
-          let attached = state.latch.attachedWork, state.latch.complete()
-        else { return nil }
-        // (Not attached yet, the task is cancelled as it is attached: see `attach`.)
-        state.extra.challenged = nil
-        return (response, body, state.extra.head.takeWaiter(), attached, state.registration)
-      }
-    guard let (response, body, waiter, attached, registration) = held else { return }
-    registration?.finish()
-    waiter?.resume(returning: response)
-    if !body.isEmpty { chunks.yield(body) }
-    chunks.finish()
-    if let attached { TaskCanceller.cancel(attached.task, closing: attached.gate) }
-  }
-
-  /// The task completed. After a cancel of the library's, its byte counts are final: the
-  /// cancel is counted here.
-  func completed(_ error: (any Error)?) {
-    var cancelledTask: URLSessionTask?
-    var bodyBytes: Int64 = 0
+  func transferEnded(_ body: TransferBody, _ response: URLResponse?, _ error: (any Error)?) {
     let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
       state.withLock { state in
-        // Completed already when a 401 whose challenge went unanswered was the answer.
-        if case .completed = state.latch { return nil }
-        guard state.complete(counting: &cancelledTask) else {
-          bodyBytes = state.extra.bodyBytes
-          return nil
-        }
-        return (state.extra.head.takeWaiter(), state.registration)
+        guard case .open = state.stage else { return nil }
+        state.stage = .completed
+        return (state.head.takeWaiter(), state.registration)
       }
-    guard let (waiter, registration) = decided else {
-      return countCancelled(cancelledTask, completedWith: error, bodyBytes: bodyBytes)
-    }
+    guard let (waiter, registration) = decided else { return }
     registration?.finish()
     if let waiter {
       waiter.resume(throwing: error ?? URLError(.badServerResponse))
@@ -174,22 +128,52 @@ final class StreamRequest: BoundRequest, Sendable {
   func cancelByAwaitingTask() { cancel(beforeHeadOnly: true) }
 
   private func cancel(beforeHeadOnly: Bool) {
-    let decided:
-      (
-        CancelLatch<AttachedTask, PendingSaving>.CancelAction,
-        CheckedContinuation<URLResponse, any Error>?, CancelRegistration?
-      )? = state.withLock { state in
-        if beforeHeadOnly, case .settled = state.extra.head { return nil }
-        let action = state.cancel()
-        if case .none = action { return nil }
-        return (action, state.extra.head.takeWaiter(), state.registration)
+    let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
+      state.withLock { state in
+        if beforeHeadOnly, case .settled = state.head { return nil }
+        guard case .open = state.stage else { return nil }
+        state.stage = .cancelled
+        return (state.head.takeWaiter(), state.registration)
       }
-    guard let (action, waiter, registration) = decided else { return }
+    guard let (waiter, registration) = decided else { return }
+    cancelTransfer()
     registration?.finish()
-    if case .cancel(let attached) = action {
-      TaskCanceller.cancel(attached.task, closing: attached.gate)
-    }
     waiter?.resume(throwing: CancellationError())
     chunks.finish(throwing: CancellationError())
   }
 }
+
+#if !canImport(FoundationNetworking)
+  /// On Apple platforms, the per-task delegate of a stream made on the caller's own session:
+  /// receives its response, data and completion. Everything it does not implement (redirects,
+  /// challenges, server trust, metrics) goes to the session's delegate, as for the caller's
+  /// other tasks.
+  final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let transfer: Transfer
+    private let client: any TransferClient
+
+    init(transfer: Transfer, client: any TransferClient) {
+      self.transfer = transfer
+      self.client = client
+    }
+
+    func urlSession(
+      _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+      completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+      client.transferReceivedHead(response)
+      completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+      client.transferReceived(data)
+    }
+
+    func urlSession(
+      _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+    ) {
+      client.transferEnded(.data(nil), task.response, error)
+      transfer.taskEnded(error: error)
+    }
+  }
+#endif

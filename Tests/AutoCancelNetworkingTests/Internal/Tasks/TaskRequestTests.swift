@@ -11,21 +11,19 @@ import Testing
 
 @Suite("A helper's request", timeLimit(minutes: 1))
 struct TaskRequestTests {
-  /// A request whose task is made but never resumed, with the completion URLSession would call.
+  /// A request whose task is made but never resumed; its `transferEnded` stands for the end
+  /// URLSession reports.
   func makeRequest(
-    in bag: CancelBag?, handler: @escaping TaskRequest<Data>.Handler
-  ) -> (URLSessionTask, complete: TaskRequest<Data>.Handler) {
+    in bag: CancelBag, handler: @escaping TaskRequest<Data>.Handler
+  ) -> (URLSessionTask, TaskRequest<Data>) {
     let session = URLSession(configuration: .ephemeral)
     let request = TaskRequest<Data>(
-      kind: .data, delivery: .handler(handler, queue: .init(operationQueue: session.delegateQueue)))
-    request.register(in: bag, label: nil, file: #fileID, line: #line)
-    let complete = Protected<TaskRequest<Data>.Handler?>(nil)
-    let task = request.taskForCaller(for: session) { runner, completion in
-      complete.withLock { $0 = completion }
-      return runner.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
-    }
+      .data(URLRequest(url: URL(string: "http://127.0.0.1:9/")!)),
+      delivery: .handler(handler, queue: .init(operationQueue: session.delegateQueue)))
+    let registration = request.register(in: bag, label: nil, file: #fileID, line: #line)
+    let task = request.taskForCaller(on: session, registration: registration)
     session.finishTasksAndInvalidate()
-    return (task, complete.current!)
+    return (task, request)
   }
 
   @Test("hands its handler URLSession's triple as it is: body and response come with an error")
@@ -34,8 +32,8 @@ struct TaskRequestTests {
     let response = HTTPURLResponse(url: url, statusCode: 503, httpVersion: nil, headerFields: nil)
     let (received, deliver) = AsyncStream<(Data?, URLResponse?, (any Error)?)>.makeStream()
     let bag = CancelBag()
-    let (task, complete) = makeRequest(in: bag) { deliver.yield(($0, $1, $2)) }
-    complete(Data([1, 2, 3]), response, URLError(.networkConnectionLost))
+    let (task, request) = makeRequest(in: bag) { deliver.yield(($0, $1, $2)) }
+    request.transferEnded(.data(Data([1, 2, 3])), response, URLError(.networkConnectionLost))
     var iterator = received.makeAsyncIterator()
     let triple = await iterator.next()
     #expect(triple?.0 == Data([1, 2, 3]))
@@ -50,12 +48,12 @@ struct TaskRequestTests {
     let bag = CancelBag()
     let calls = Protected(0)
     let (received, deliver) = AsyncStream<(any Error)?>.makeStream()
-    let (task, complete) = makeRequest(in: bag) { _, _, error in
+    let (task, request) = makeRequest(in: bag) { _, _, error in
       calls.withLock { $0 += 1 }
       deliver.yield(error)
     }
     bag.cancelAll()
-    complete(Data(), nil, nil)  // URLSession's completion, after the cancel won
+    request.transferEnded(.data(Data()), nil, nil)  // URLSession's end, after the cancel won
     var iterator = received.makeAsyncIterator()
     let error = await iterator.next() ?? nil
     #expect((error as? URLError)?.code == .cancelled)

@@ -11,8 +11,8 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("The task canceller", timeLimit(minutes: 1))
-struct TaskCancellerTests {
+@Suite("The library's queue of URLSession calls", timeLimit(minutes: 1))
+struct TaskQueueTests {
 
   /// How the task is bound to its bag.
   enum Binding: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -21,7 +21,7 @@ struct TaskCancellerTests {
   }
 
   @Test(
-    "never calls URLSessionTask.cancel() inline: the bag's cancel returns, the task still running, while the canceller's queue is held",
+    "never calls URLSessionTask.cancel() inline: the bag's cancel returns, the task still running, while the library's queue is held",
     arguments: Binding.allCases)
   func neverCancelsInline(binding: Binding) async throws {
     try await withServer { server in
@@ -43,10 +43,10 @@ struct TaskCancellerTests {
       // Suspend the queue that runs the library's cancels: a cancel made there waits, one made
       // inline would not. Suspended and resumed with nothing awaited in between, and no thread
       // blocked: the queue is the process's, and other tests' cancels wait while it is held.
-      TaskCanceller.queue.suspend()
+      TaskQueue.queue.suspend()
       bag.cancelAll()
       let stateWhileHeld = task.state
-      TaskCanceller.queue.resume()
+      TaskQueue.queue.resume()
       #expect(stateWhileHeld == .running, "URLSessionTask.cancel() ran on the cancelling thread")
       let record = await server.expectRecord(id: id)
       #expect(record?.clientWentAway == true)
@@ -55,8 +55,8 @@ struct TaskCancellerTests {
 }
 
 #if canImport(FoundationNetworking)
-  @Suite("The task canceller, on Linux", timeLimit(minutes: 1))
-  struct TaskCancellerLookupTests {
+  @Suite("A raw task's cancel, on Linux", timeLimit(minutes: 1))
+  struct RawTaskLookupTests {
 
     @Test("waits to cancel a task while its URL cache has not answered, then cancels it")
     func waitsForThePendingLookup() async throws {
@@ -73,8 +73,8 @@ struct TaskCancellerTests {
         task.resume()
         await cache.asked.wait()
         bag.cancelAll()
-        // The canceller has looked once: the cache has not answered, so it did not cancel.
-        await withCheckedContinuation { done in TaskCanceller.queue.async { done.resume() } }
+        // The library has looked once: the cache has not answered, so it did not cancel.
+        await withCheckedContinuation { done in TaskQueue.queue.async { done.resume() } }
         #expect(task.state == .running, "the task was cancelled while its lookup was pending")
         cache.answer.open()
         var iterator = errors.makeAsyncIterator()

@@ -21,7 +21,7 @@
     }
   }
 
-  @Suite("A stream twin", timeLimit(minutes: 1))
+  @Suite("A twin session", timeLimit(minutes: 1))
   struct TwinSessionsTests {
     @Test("is freed, and its connections closed, soon after the caller's session is gone")
     func endsWithItsSession() async throws {
@@ -29,7 +29,7 @@
       try server.start()
       var session: URLSession? = URLSession(configuration: .ephemeral)
       try await streamBodies(6, on: session!, from: server)
-      let twin = WeakSession(TwinRegistry.streams.twin(for: session!).session)
+      let twin = WeakSession(TaskQueue.sync { TwinSessions.shared.twin(for: session!).session })
       #expect(await server.waitForConnections(timeout: 5) { $0.open > 0 } != nil)
       session!.finishTasksAndInvalidate()
       session = nil
