@@ -8,14 +8,14 @@
   /// task, a task of the library's, never seen elsewhere):
   ///
   /// - decisions: `willPerformHTTPRedirection` (its answer reaches the task only while the
-  ///   library has not cancelled it: ``Transfer/answerRedirect(_:_:)``), `didReceive
-  ///   challenge`, and a data task's `willCacheResponse`;
+  ///   library has not cancelled it: ``Transfer/answerRedirect(_:_:)``) and `didReceive
+  ///   challenge`;
   /// - events: an upload's `didSendBodyData`, a download's `didWriteData`, and a stream's
   ///   `didReceive response` (its disposition ignored, as FoundationNetworking ignores it).
   ///
   /// Not forwarded: a task's data, download file and completion, which its helper delivers
-  /// as Foundation's completion handler would; metrics, which FoundationNetworking never
-  /// delivers.
+  /// as Foundation's completion handler would; metrics and `willCacheResponse`, which
+  /// FoundationNetworking 6.3.1 never delivers for HTTP.
   final class TwinDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate,
     @unchecked Sendable
   {
@@ -156,22 +156,6 @@
         }
       } otherwise: {
         decide(.performDefaultHandling, nil)
-      }
-    }
-
-    /// Called by FoundationNetworking on its own queue as a data task completes, with the
-    /// response it would cache.
-    func urlSession(
-      _ session: URLSession, dataTask: URLSessionDataTask,
-      willCacheResponse proposedResponse: CachedURLResponse,
-      completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
-    ) {
-      forward(as: (any URLSessionDataDelegate).self) { caller, delegate in
-        delegate.urlSession(
-          caller, dataTask: dataTask, willCacheResponse: proposedResponse,
-          completionHandler: completionHandler)
-      } otherwise: {
-        completionHandler(proposedResponse)
       }
     }
   }
