@@ -12,10 +12,10 @@ import Foundation
 /// It stores nothing itself: every read, write and removal goes to the cache it wraps
 /// (`URLCache.shared` by default), so responses are cached exactly as before.
 ///
-/// The library installs it on the twin sessions it runs helpers and streams on, and every
-/// cancel it makes on a caller's session (a bag's, a raw task's) waits for the lookup on its
-/// own. Install it on a session whose tasks you cancel with `URLSessionTask.cancel()`
-/// yourself, or cancel them through the bag instead (`autoCancel(task).cancel()`).
+/// The library installs it on the twin sessions it runs every helper's task and stream on.
+/// Install it on a session whose tasks you cancel with `URLSessionTask.cancel()` yourself, or
+/// bind to a bag with `autoCancel(task)`: the library's cancel of such a raw task otherwise
+/// waits for the lookup, reading FoundationNetworking's private state to see it end.
 ///
 /// ## Why it exists
 ///
@@ -37,10 +37,11 @@ import Foundation
 /// ## Contract
 ///
 /// - Thread-safe as far as the wrapped cache is: every call is forwarded as is.
-/// - The lookup runs on the thread that calls `resume()` (or `cancel()` of a task that was
-///   never resumed), while FoundationNetworking holds the queue that runs all URLSession work
-///   of the process: a slow lookup (a disk read) holds every session's work meanwhile. Wrap
-///   only caches whose lookups are quick and do not wait for your own locks.
+/// - The lookup runs on the thread that calls `resume()` (for the library's own tasks, its own
+///   queue; or `cancel()` of a task that was never resumed), while FoundationNetworking holds
+///   the queue that runs all URLSession work of the process: a slow lookup (a disk read)
+///   holds every session's work meanwhile. Wrap only caches whose lookups are quick and do not
+///   wait for your own locks.
 /// - On Apple platforms it is a plain forwarding cache; nothing there needs it.
 public final class CancelSafeURLCache: URLCache, @unchecked Sendable {
   // Safety: the only stored property is an immutable reference to a thread-safe cache.

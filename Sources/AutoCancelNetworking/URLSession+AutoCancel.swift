@@ -30,15 +30,17 @@ import Foundation
 ///
 /// ## Contract (all helpers)
 ///
-/// - Like Foundation, the task is returned suspended: call `resume()`.
+/// - Like Foundation, the task is returned suspended: call `resume()`. It is made before the
+///   call returns, on the library's own queue (the one call of the library that waits for it).
 /// - The task behaves as `self`'s own: its configuration (cache, cookies, headers, protocol
-///   classes, timeouts) and its delegate apply, and the handler runs on its delegate queue.
-///   On Apple platforms, and on Linux for a session with a delegate, it is `self`'s task. On
-///   Linux, for a session without one (`URLSession.shared`, most app sessions), it is a task
-///   of a twin the library keeps beside `self`: a copy of its configuration whose URL cache
+///   classes, timeouts) applies, `self`'s delegate decides its redirects and authentication
+///   challenges and hears its upload's or download's progress, and the handler runs on
+///   `self`'s delegate queue. On Apple platforms it is `self`'s task. On Linux it is a task of
+///   a twin the library keeps beside `self`: a copy of its configuration whose URL cache
 ///   answers lookups synchronously (a ``CancelSafeURLCache`` around `self`'s own), so that no
-///   cancel can be parked behind a lookup and crash FoundationNetworking. There is no delegate
-///   to bypass; the twin is invalidated soon after `self` is gone.
+///   cancel can be parked behind a lookup and crash FoundationNetworking, and whose delegate,
+///   the library's, hands `self`'s delegate those decisions and events, with `self` as their
+///   session, on `self`'s delegate queue. The twin is invalidated soon after `self` is gone.
 /// - The completion handler runs exactly once, with what URLSession hands it (body, response
 ///   and error, a response included with an error), unless the bag cancelled the task first:
 ///   it then receives `(nil, nil, URLError(.cancelled))`, as Foundation reports a cancelled
@@ -46,12 +48,10 @@ import Foundation
 ///   down. `error.isCancellation` is true for it. The bag's reason reaches the bag's observers,
 ///   and `CancelBag.endReason` once the bag has ended. A download cancelled this way has no
 ///   resume data.
-/// - The bag's cancel never blocks: `URLSessionTask.cancel()` runs later, on a private serial
-///   queue, so ending a bag in a `deinit`, under a lock or in a Swift cancellation handler
-///   cannot deadlock. On Linux, on a session with a delegate, it waits, a millisecond at a
-///   time, while the session's URL cache is being asked for the request, the one moment a
-///   cancel can crash FoundationNetworking; redirects that `self`'s delegate decides go
-///   through a guard, so that a cancel never meets a late decision.
+/// - The bag's cancel never blocks: `URLSessionTask.cancel()` runs later, on the library's own
+///   serial queue, so ending a bag in a `deinit`, under a lock or in a Swift cancellation
+///   handler cannot deadlock. On Linux a redirect decision that comes after that cancel never
+///   reaches the task (FoundationNetworking stops the process on one).
 /// - A bag that has already ended cancels the task before it is returned; `resume()` then
 ///   does nothing, nothing is sent, and the handler receives `URLError(.cancelled)`.
 extension URLSession {

@@ -57,13 +57,15 @@ import Foundation
 ///
 /// ## Contract (all helpers)
 ///
-/// - Built on the completion-handler helpers (`dataTask(with:in:label:completionHandler:)`
-///   and its kin), whose tasks behave as `self`'s own (its configuration and delegate apply,
-///   as described there): Foundation's own async methods deadlock or crash under
-///   cancellation on Linux (see "Cancelling URLSession work").
+/// - Each task behaves as those of the completion-handler helpers
+///   (`dataTask(with:in:label:completionHandler:)` and its kin) do: `self`'s configuration and
+///   delegate apply, as described there. Foundation's own async methods deadlock or crash
+///   under cancellation on Linux (see "Cancelling URLSession work").
+/// - The task is made and resumed on the library's own queue: the awaiting task's thread, one
+///   of Swift's cooperative pool, never waits for URLSession.
 /// - The call holds `bag` only while it registers the request, never while it waits.
-/// - The cancellation is reported at once; `URLSessionTask.cancel()` runs afterwards on a
-///   private serial queue, so the connection closes without blocking anyone.
+/// - The cancellation is reported at once; `URLSessionTask.cancel()` runs afterwards on the
+///   library's queue, so the connection closes without blocking anyone.
 /// - A bag that already ended, or a Swift task already cancelled, throws before any request
 ///   is sent.
 /// - The request leaves `bag` when it completes, whichever way.

@@ -24,9 +24,11 @@ extension URLSession {
   /// `self`'s delegate decides what it decides for `self`'s other tasks: redirects,
   /// authentication challenges (and, on Apple platforms, server trust and metrics). On Apple
   /// platforms the request is a task of `self` with a delegate of its own for the body. On
-  /// Linux, where a task's own delegate receives no data, it runs on a twin of `self` (a copy
-  /// of its configuration, with a delegate of the library's), and `self`'s delegate receives
-  /// `self` and the twin's task; the twin is invalidated soon after `self` is gone.
+  /// Linux, where a task's own delegate receives no data, it runs on the twin of `self` that
+  /// the completion-handler helpers use (a copy of its configuration, with a delegate of the
+  /// library's), and `self`'s delegate receives, with `self` as their session, those decisions
+  /// and the response head (its disposition ignored, as FoundationNetworking ignores it); the
+  /// twin is invalidated soon after `self` is gone.
   ///
   /// - Parameters:
   ///   - request: The request.

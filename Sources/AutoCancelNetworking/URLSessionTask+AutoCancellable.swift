@@ -22,21 +22,34 @@ import Foundation
 /// ## Contract
 ///
 /// - The task's completion handler receives `URLError(.cancelled)` when the bag cancels it.
-/// - The bag never calls `URLSessionTask.cancel()` on the thread that ends it: the cancel runs
-///   on a private serial queue, so ending a bag in a `deinit`, under a lock or in a Swift
-///   cancellation handler cannot deadlock. (`cancel()` called directly, as on any task, is
-///   Foundation's own.)
-/// - On Linux the cancel is made at once, unless the task's session is asking its URL cache
-///   for the request at that moment (the one moment a cancel can crash FoundationNetworking):
-///   it then waits the millisecond or so the cache takes to answer. The same for tasks bound
-///   before or after `resume()`, on any session. A task whose redirects its session's
-///   delegate decides may still meet FoundationNetworking's own redirect defect if the cancel
-///   falls during that decision: prefer the helpers there, which guard it.
+/// - The bag cancels the task once. It never calls `URLSessionTask.cancel()` on the thread
+///   that ends it: the cancel runs on the library's own serial queue, so ending a bag in a
+///   `deinit`, under a lock or in a Swift cancellation handler cannot deadlock. (`cancel()`
+///   called directly, as on any task, is Foundation's own.)
+/// - A bag that has ended cancels the task before `add` returns, on the calling thread (the
+///   one cancel the library makes there); `resume()` then does nothing, and nothing is sent.
 /// - A completed task leaves the bag by itself, soon after it completed, without a call to
 ///   `CancelRegistration.finish()`, however the call site typed it. Cancelling a task that
 ///   completed meanwhile does nothing.
-/// - A bag that has ended cancels the task before `add` returns; `resume()` then does
-///   nothing, and nothing is sent.
+///
+/// ## On Linux
+///
+/// The task is the app's, on the app's session, and FoundationNetworking crashes the process
+/// when a task is cancelled while its session's URL cache is still being asked for the
+/// request, an answer that comes on another thread. The library's cancel waits for that
+/// answer: it reads, under the task's own lock, where FoundationNetworking keeps the state of
+/// the lookup (a private property, found by its name), and anything it does not recognise makes
+/// it wait rather than cancel, until the task shows a response head or a body being sent, or
+/// its timeout ends it. Give a session whose tasks you bind or cancel yourself a cache that
+/// answers at once, and nothing needs to wait:
+///
+/// ```swift
+/// configuration.urlCache = CancelSafeURLCache(wrapping: .shared)
+/// ```
+///
+/// A task whose redirects its session's delegate decides may also meet FoundationNetworking's
+/// redirect defect if the cancel falls during that decision: prefer the helpers there, whose
+/// redirect answers never follow their cancel.
 extension URLSessionTask: AutoCancellable {
   /// Stores the task in a wrapper that cancels it without blocking and reports its
   /// completion.
