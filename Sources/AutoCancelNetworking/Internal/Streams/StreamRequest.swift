@@ -86,8 +86,8 @@ final class StreamRequest: BoundRequest, Sendable {
   }
 
   func transferReceivedHead(_ response: URLResponse) {
-    let waiter = state.withLock { state in
-      guard case .open = state.stage else { return nil as CheckedContinuation<URLResponse, any Error>? }
+    let waiter: CheckedContinuation<URLResponse, any Error>? = state.withLock { state in
+      guard case .open = state.stage else { return nil }
       return state.head.takeWaiter()
     }
     waiter?.resume(returning: response)

@@ -104,7 +104,9 @@ final class RawTaskWork: FinishReporting, WrappingWork, Sendable {
       expectedLength: expected > 0 ? expected : nil, url: task.originalRequest?.url)
   }
 
-  private static func phase(of task: URLSessionTask, state: URLSessionTask.State)
+  private static func phase(
+    of task: URLSessionTask, state: URLSessionTask.State
+  )
     -> RequestEnd.Phase
   {
     if task.response != nil || task.countOfBytesExpectedToReceive != 0 { return .receivingBody }

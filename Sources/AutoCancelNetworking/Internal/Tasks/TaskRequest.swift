@@ -67,7 +67,9 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
   /// joined its bag (`registration`): made on ``TaskQueue``, and waited for, the one wait of
   /// the completion-handler helpers. A request cancelled first gets a task cancelled before it
   /// is returned, so that the caller's `resume()` does nothing.
-  func taskForCaller(on session: URLSession, registration: CancelRegistration?)
+  func taskForCaller(
+    on session: URLSession, registration: CancelRegistration?
+  )
     -> URLSessionTask
   {
     keep(registration)
@@ -140,8 +142,7 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
 
   /// The task ended: delivers its result, unless a cancel of the library's won (a result
   /// that comes then is discarded).
-  func transferEnded(_ transferred: TransferBody, _ response: URLResponse?, _ error: (any Error)?)
-  {
+  func transferEnded(_ transferred: TransferBody, _ response: URLResponse?, _ error: (any Error)?) {
     let body = Body(transferred: transferred)
     let decided: (Delivery, CancelRegistration?)? = state.withLock { state in
       guard case .open(let delivery) = state.stage else { return nil }

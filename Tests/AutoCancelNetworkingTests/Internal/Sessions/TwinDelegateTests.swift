@@ -130,7 +130,9 @@
       }
     }
 
-    @Test("hears nothing of a helper's response, data or completion, as with Foundation's completion handlers")
+    @Test(
+      "hears nothing of a helper's response, data or completion, as with Foundation's completion handlers"
+    )
     func hearsNoDataOfAHelper() async throws {
       try await withServer { server in
         let delegate = RecordingDelegate()

@@ -45,7 +45,9 @@ func milliseconds(from start: DispatchTime, to end: DispatchTime) -> Double {
   Double(Int64(end.uptimeNanoseconds) - Int64(start.uptimeNanoseconds)) / 1_000_000
 }
 
-func measure(_ kind: SessionKind, _ binding: Binding, rounds: Int, server: LoopbackHTTPServer)
+func measure(
+  _ kind: SessionKind, _ binding: Binding, rounds: Int, server: LoopbackHTTPServer
+)
   async -> (latencies: [Double], missed: Int)
 {
   let session = kind.make()
@@ -88,7 +90,8 @@ func measure(_ kind: SessionKind, _ binding: Binding, rounds: Int, server: Loopb
 func percentile(_ values: [Double], _ fraction: Double) -> Double {
   let sorted = values.sorted()
   guard !sorted.isEmpty else { return .nan }
-  return sorted[min(sorted.count - 1, max(0, Int((fraction * Double(sorted.count)).rounded(.up)) - 1))]
+  return sorted[
+    min(sorted.count - 1, max(0, Int((fraction * Double(sorted.count)).rounded(.up)) - 1))]
 }
 
 func format(_ value: Double) -> String { String(format: "%8.1f", value) }
