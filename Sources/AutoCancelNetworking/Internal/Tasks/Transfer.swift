@@ -127,11 +127,13 @@ final class Transfer: @unchecked Sendable {
   /// Where the request stands: never sent while its task waits for its first `resume()`.
   private func phase(of task: URLSessionTask) -> RequestEnd.Phase {
     guard task.state != .suspended else { return .notSent }
-    var headCame = task.response != nil || task.countOfBytesExpectedToReceive != 0
     #if canImport(FoundationNetworking)
       // A data task's head reaches its delegate first; a download's only the task.
-      headCame = headCame || head != nil || challenged != nil
+      let seenHere = head != nil || challenged != nil
+    #else
+      let seenHere = false
     #endif
+    let headCame = seenHere || task.response != nil || task.countOfBytesExpectedToReceive != 0
     return headCame ? .receivingBody : .awaitingResponse
   }
 
