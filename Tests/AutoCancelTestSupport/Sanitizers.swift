@@ -14,12 +14,12 @@
 /// ```swift
 /// static let steps = Sanitizers.thread || Sanitizers.address ? 2_000 : 5_000
 /// ```
-package enum Sanitizers {
+public enum Sanitizers {
   /// Whether ThreadSanitizer's runtime is present (`swift test --sanitize=thread`).
-  package static let thread = isLinked("__tsan_init")
+  public static let thread = isLinked("__tsan_init")
 
   /// Whether AddressSanitizer's runtime is present (`swift test --sanitize=address`).
-  package static let address = isLinked("__asan_init")
+  public static let address = isLinked("__asan_init")
 
   /// Whether the process runs under valgrind (`AUTOCANCEL_VALGRIND` is set by
   /// scripts/reliability/valgrind.sh).
