@@ -28,21 +28,16 @@ final class StreamRequest: BoundRequest, Sendable {
 
   /// Where the request stands.
   enum Stage: Sendable {
-    case open
+    /// Running: where its head stands, and its place in its bag, once its next step kept it
+    /// (nil until then, and without a bag).
+    case open(Head, registration: CancelRegistration?)
     /// The library's cancel won, and was reported.
     case cancelled
     /// The task ended, and its end was delivered.
     case completed
   }
 
-  struct State: Sendable {
-    var stage = Stage.open
-    var head = Head.awaited(nil)
-    /// The request's place in its bag, once its next step kept it; nil without a bag.
-    var registration: CancelRegistration?
-  }
-
-  private let state = Locked(State())
+  private let state = Locked(Stage.open(.awaited(nil), registration: nil))
   let transfer: Transfer
   private let chunks: AsyncThrowingStream<Data, any Error>.Continuation
 
@@ -70,10 +65,9 @@ final class StreamRequest: BoundRequest, Sendable {
     on session: URLSession, registration: CancelRegistration?
   ) async throws -> URLResponse {
     try await withCheckedThrowingContinuation { continuation in
-      let waiting = state.withLock { state in
-        state.registration = registration
-        guard case .open = state.stage else { return false }
-        state.head = .awaited(continuation)
+      let waiting = state.withLock { stage in
+        guard case .open = stage else { return false }
+        stage = .open(.awaited(continuation), registration: registration)
         return true
       }
       if !waiting {
@@ -86,16 +80,17 @@ final class StreamRequest: BoundRequest, Sendable {
   }
 
   func transferReceivedHead(_ response: URLResponse) {
-    let waiter: CheckedContinuation<URLResponse, any Error>? = state.withLock { state in
-      guard case .open = state.stage else { return nil }
-      return state.head.takeWaiter()
+    let waiter: CheckedContinuation<URLResponse, any Error>? = state.withLock { stage in
+      guard case .open(var head, let registration) = stage else { return nil }
+      defer { stage = .open(head, registration: registration) }
+      return head.takeWaiter()
     }
     waiter?.resume(returning: response)
   }
 
   func transferReceived(_ data: Data) {
-    let yields = state.withLock { state in
-      guard case .open = state.stage else { return false }
+    let yields = state.withLock { stage in
+      guard case .open = stage else { return false }
       return true
     }
     if yields { chunks.yield(data) }
@@ -103,10 +98,10 @@ final class StreamRequest: BoundRequest, Sendable {
 
   func transferEnded(_ body: TransferBody, _ response: URLResponse?, _ error: (any Error)?) {
     let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
-      state.withLock { state in
-        guard case .open = state.stage else { return nil }
-        state.stage = .completed
-        return (state.head.takeWaiter(), state.registration)
+      state.withLock { stage in
+        guard case .open(var head, let registration) = stage else { return nil }
+        stage = .completed
+        return (head.takeWaiter(), registration)
       }
     guard let (waiter, registration) = decided else { return }
     registration?.finish()
@@ -129,11 +124,11 @@ final class StreamRequest: BoundRequest, Sendable {
 
   private func cancel(beforeHeadOnly: Bool) {
     let decided: (CheckedContinuation<URLResponse, any Error>?, CancelRegistration?)? =
-      state.withLock { state in
-        if beforeHeadOnly, case .settled = state.head { return nil }
-        guard case .open = state.stage else { return nil }
-        state.stage = .cancelled
-        return (state.head.takeWaiter(), state.registration)
+      state.withLock { stage in
+        guard case .open(var head, let registration) = stage else { return nil }
+        if beforeHeadOnly, case .settled = head { return nil }
+        stage = .cancelled
+        return (head.takeWaiter(), registration)
       }
     guard let (waiter, registration) = decided else { return }
     cancelTransfer()

@@ -34,21 +34,16 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
 
   /// Where the request stands.
   enum Stage: Sendable {
-    /// Running; the result goes to `Delivery`.
-    case open(Delivery)
+    /// Running; the result goes to `Delivery`, and the request leaves its bag through
+    /// `registration`, once its next step kept it (nil until then, and without a bag).
+    case open(Delivery, registration: CancelRegistration?)
     /// The library's cancel won, and was reported.
     case cancelled
     /// The task's result was delivered.
     case completed
   }
 
-  struct State: Sendable {
-    var stage: Stage
-    /// The request's place in its bag, once its next step kept it; nil without a bag.
-    var registration: CancelRegistration?
-  }
-
-  private let state: Locked<State>
+  private let state: Locked<Stage>
   let transfer: Transfer
   /// Makes an async call's body its caller's (a downloaded file moved out of URLSession's
   /// way) before it is delivered.
@@ -57,7 +52,7 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
   init(
     _ spec: TaskSpec, delivery: Delivery, prepare: (@Sendable (Body) throws -> Body)? = nil
   ) {
-    state = Locked(State(stage: .open(delivery)))
+    state = Locked(.open(delivery, registration: nil))
     transfer = Transfer(spec)
     self.prepare = prepare
     transfer.setClient(self)
@@ -80,10 +75,10 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
   /// Keeps the registration; finishes it at once if the request ended meanwhile.
   private func keep(_ registration: CancelRegistration?) {
     guard let registration else { return }
-    let ended = state.withLock { state in
-      state.registration = registration
-      if case .open = state.stage { return false }
-      return true
+    let ended = state.withLock { stage in
+      guard case .open(let delivery, _) = stage else { return true }
+      stage = .open(delivery, registration: registration)
+      return false
     }
     if ended { registration.finish() }
   }
@@ -97,10 +92,9 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
   ) async throws -> (Body?, URLResponse?) {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let cancelledFirst = state.withLock { state in
-          state.registration = registration
-          guard case .open = state.stage else { return true }
-          state.stage = .open(.continuation(continuation))
+        let cancelledFirst = state.withLock { stage in
+          guard case .open = stage else { return true }
+          stage = .open(.continuation(continuation), registration: registration)
           return false
         }
         if cancelledFirst {
@@ -118,10 +112,10 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
   /// Cancels: reports the cancellation at once, and cancels the URLSession task from
   /// ``TaskQueue``. Idempotent; does nothing once the result was delivered.
   func cancel() {
-    let decided: (Delivery, CancelRegistration?)? = state.withLock { state in
-      guard case .open(let delivery) = state.stage else { return nil }
-      state.stage = .cancelled
-      return (delivery, state.registration)
+    let decided: (Delivery, CancelRegistration?)? = state.withLock { stage in
+      guard case .open(let delivery, let registration) = stage else { return nil }
+      stage = .cancelled
+      return (delivery, registration)
     }
     guard let (delivery, registration) = decided else { return }
     cancelTransfer()
@@ -144,10 +138,10 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
   /// that comes then is discarded).
   func transferEnded(_ transferred: TransferBody, _ response: URLResponse?, _ error: (any Error)?) {
     let body = Body(transferred: transferred)
-    let decided: (Delivery, CancelRegistration?)? = state.withLock { state in
-      guard case .open(let delivery) = state.stage else { return nil }
-      state.stage = .completed
-      return (delivery, state.registration)
+    let decided: (Delivery, CancelRegistration?)? = state.withLock { stage in
+      guard case .open(let delivery, let registration) = stage else { return nil }
+      stage = .completed
+      return (delivery, registration)
     }
     guard let (delivery, registration) = decided else {
       body?.discard()
