@@ -25,8 +25,8 @@
     private var transfers: [Int: Transfer] = [:]
     private let original: WeakSession
 
-    init(original: URLSession) {
-      self.original = WeakSession(original)
+    init(original: WeakSession) {
+      self.original = original
     }
 
     /// Hands the events of `task`, made on the twin and not resumed yet, to `transfer`.

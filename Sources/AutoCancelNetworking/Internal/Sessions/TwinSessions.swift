@@ -16,22 +16,18 @@
   /// twice a second while twins exist; the twin lets its tasks in flight finish, then frees its
   /// connections. The registry never keeps a caller's session alive.
   final class TwinSessions: @unchecked Sendable {
-    // Safety: `entries` and `isReaped` are read and written on `TaskQueue.queue` alone.
+    // Safety: `twins` and `isReaped` are read and written on `TaskQueue.queue` alone.
 
     static let shared = TwinSessions()
 
-    /// A twin session and its delegate.
+    /// A twin session, its delegate, and the caller's session it was made for, held weakly.
     struct Twin: Sendable {
       let session: URLSession
       let delegate: TwinDelegate
-    }
-
-    private struct Entry: Sendable {
       let original: WeakSession
-      let twin: Twin
     }
 
-    private var entries: [ObjectIdentifier: Entry] = [:]
+    private var twins: [ObjectIdentifier: Twin] = [:]
     /// Whether the reaper visits: from the first twin until a visit leaves none.
     private var isReaped = false
 
@@ -39,14 +35,16 @@
     func twin(for session: URLSession) -> Twin {
       dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
       let id = ObjectIdentifier(session)
-      if let entry = entries[id] {
-        if entry.original.session === session { return entry.twin }
+      if let twin = twins[id] {
+        if twin.original.session === session { return twin }
         // A dead session's twin, whose address was reused: it goes.
-        entry.twin.session.finishTasksAndInvalidate()
+        twin.session.finishTasksAndInvalidate()
       }
-      let delegate = TwinDelegate(original: session)
-      let twin = Twin(session: Self.copy(of: session, delegate: delegate), delegate: delegate)
-      entries[id] = Entry(original: WeakSession(session), twin: twin)
+      let original = WeakSession(session)
+      let delegate = TwinDelegate(original: original)
+      let twin = Twin(
+        session: Self.copy(of: session, delegate: delegate), delegate: delegate, original: original)
+      twins[id] = twin
       if !isReaped {
         isReaped = true
         Reaper.shared.visit { TaskQueue.sync { TwinSessions.shared.invalidateOrphans() } }
@@ -57,11 +55,11 @@
     /// Invalidates the twins whose session is gone; returns whether any twin is left.
     private func invalidateOrphans() -> Bool {
       dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
-      for (id, entry) in entries where entry.original.session == nil {
-        entries[id] = nil
-        entry.twin.session.finishTasksAndInvalidate()
+      for (id, twin) in twins where twin.original.session == nil {
+        twins[id] = nil
+        twin.session.finishTasksAndInvalidate()
       }
-      isReaped = !entries.isEmpty
+      isReaped = !twins.isEmpty
       return isReaped
     }
 
