@@ -64,7 +64,7 @@
       else { return nil }
       let layout = Layout(fieldCount: labels.count, lock: lock, storage: storage)
       // What a task never resumed holds: the lock, and `.toBeCreated`.
-      guard case .known(.toBeCreated) = read(probe, layout) else { return nil }
+      guard read(probe, layout) == "toBeCreated" else { return nil }
       return layout
     }()
 
@@ -91,50 +91,39 @@
 
     /// Reads the state of `task`, a resumed task.
     static func answer(for task: URLSessionTask) -> Answer {
-      guard let layout else { return .unreadable }
-      switch read(task, layout) {
-      case .known(.existing), .known(.invalidated): return .settled
-      case .known(.awaitingCacheReply), .known(.toBeCreated), .unknown: return .pending
-      case .unreadable: return .unreadable
+      guard let layout, let state = read(task, layout) else { return .unreadable }
+      switch state {
+      case "existing", "invalidated": return .settled
+      // `awaitingCacheReply`; `toBeCreated`, inside `resume()`; or a case this code does not
+      // know.
+      default: return .pending
       }
     }
 
-    /// The cases of 6.3.1's `_ProtocolState`.
-    private enum StorageCase: String {
-      case toBeCreated, awaitingCacheReply, existing, invalidated
-    }
-
-    private enum Reading {
-      case known(StorageCase)
-      /// A case this code does not know.
-      case unknown
-      /// The fields are not where the layout says.
-      case unreadable
-    }
-
     /// Reads two fields of `task`, and no other: the lock, which is never reassigned, and the
-    /// state, under that lock, as FoundationNetworking itself reads it.
-    private static func read(_ task: URLSessionTask, _ layout: Layout) -> Reading {
-      guard let mirror = taskMirror(of: task) else { return .unreadable }
+    /// state, under that lock, as FoundationNetworking itself reads it. Returns the name of the
+    /// state's case (6.3.1's `_ProtocolState`: `toBeCreated`, `awaitingCacheReply`,
+    /// `existing`, `invalidated`), or nil when the fields are not where `layout` says.
+    private static func read(_ task: URLSessionTask, _ layout: Layout) -> String? {
+      guard let mirror = taskMirror(of: task) else { return nil }
       // Children are made one at a time, on access: reaching the k-th reads no other field.
       let children = mirror.children
-      guard children.count == layout.fieldCount else { return .unreadable }
+      guard children.count == layout.fieldCount else { return nil }
       func child(_ offset: Int) -> Mirror.Child {
         children[children.index(children.startIndex, offsetBy: offset)]
       }
       let lockField = child(layout.lock)
       guard lockField.label == "_protocolLock", let lock = lockField.value as? NSLock else {
-        return .unreadable
+        return nil
       }
       lock.lock()
       let storageField = child(layout.storage)
       lock.unlock()
-      guard storageField.label == "_protocolStorage" else { return .unreadable }
+      guard storageField.label == "_protocolStorage" else { return nil }
       let state = Mirror(reflecting: storageField.value)
-      guard state.displayStyle == .enum else { return .unreadable }
+      guard state.displayStyle == .enum else { return nil }
       // A case with a payload shows as one labelled child; one without, by its name.
-      let name = state.children.first?.label ?? String(describing: storageField.value)
-      return StorageCase(rawValue: name).map(Reading.known) ?? .unknown
+      return state.children.first?.label ?? String(describing: storageField.value)
     }
 
     /// The mirror of the stored properties `URLSessionTask` itself declares.

@@ -145,9 +145,9 @@ final class StreamRequest: BoundRequest, Sendable {
   /// other tasks.
   final class StreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let transfer: Transfer
-    private let client: any TransferClient
+    private let client: any BoundRequest
 
-    init(transfer: Transfer, client: any TransferClient) {
+    init(transfer: Transfer, client: any BoundRequest) {
       self.transfer = transfer
       self.client = client
     }

@@ -8,8 +8,22 @@ import Foundation
 /// A URLSession request made by the library and bound to a bag, if any: a completion-handler
 /// or async task (``TaskRequest``) or a stream (``StreamRequest``). Its task lives in its
 /// ``Transfer``, on ``TaskQueue``; what it keeps under its lock is who hears its one outcome.
-protocol BoundRequest: AutoCancellable, WrappingWork, TransferClient {
+///
+/// Its transfer tells it what the task delivers. On Linux every call comes from
+/// ``TaskQueue``, where the twin's delegate hears the task. On Apple platforms
+/// ``transferEnded(_:_:_:)`` comes from the task's completion handler, and a stream's head and
+/// chunks from its task delegate, on the session's delegate queue.
+protocol BoundRequest: AutoCancellable, WrappingWork, Sendable {
   var transfer: Transfer { get }
+
+  /// The response head came (streams).
+  func transferReceivedHead(_ response: URLResponse)
+  /// Body bytes came (streams).
+  func transferReceived(_ data: Data)
+  /// The task ended, or the library answered for it (a 401 whose challenge went unanswered):
+  /// its body (a task's whole body, or a download's file, valid until this returns; nothing
+  /// for a stream), response and error, as a completion handler receives them.
+  func transferEnded(_ body: TransferBody, _ response: URLResponse?, _ error: (any Error)?)
 }
 
 extension BoundRequest {

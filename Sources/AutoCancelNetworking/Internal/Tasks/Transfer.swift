@@ -4,22 +4,6 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// What a library request does with what its task delivers.
-///
-/// On Linux every call comes from ``TaskQueue``, where the twin's delegate hears the task. On
-/// Apple platforms ``transferEnded(_:_:_:)`` comes from the task's completion handler, and a
-/// stream's head and chunks from its task delegate, on the session's delegate queue.
-protocol TransferClient: AnyObject, Sendable {
-  /// The response head came (streams).
-  func transferReceivedHead(_ response: URLResponse)
-  /// Body bytes came (streams).
-  func transferReceived(_ data: Data)
-  /// The task ended, or the library answered for it (a 401 whose challenge went unanswered):
-  /// its body (a task's whole body, or a download's file, valid until this returns; nothing
-  /// for a stream), response and error, as a completion handler receives them.
-  func transferEnded(_ body: TransferBody, _ response: URLResponse?, _ error: (any Error)?)
-}
-
 /// A library request's task, from its making to its end, on ``TaskQueue`` alone: makes and
 /// resumes it, cancels it, answers its redirects, and is the one place that sees it end, where
 /// it tells the request instruments how (``RequestEnd``).
@@ -54,7 +38,7 @@ final class Transfer: @unchecked Sendable {
   let spec: TaskSpec
   /// The request; let go once the transfer ended. Set once, by the request's initializer,
   /// before the transfer is shared.
-  private var client: (any TransferClient)?
+  private var client: (any BoundRequest)?
   private var stage = Stage.notMade
   private var instruments: [any RequestInstrument] = []
 
@@ -75,7 +59,7 @@ final class Transfer: @unchecked Sendable {
   }
 
   /// Sets the request that hears the task: called once, by the request's initializer.
-  func setClient(_ client: any TransferClient) {
+  func setClient(_ client: any BoundRequest) {
     self.client = client
   }
 
