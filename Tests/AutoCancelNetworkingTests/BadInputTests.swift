@@ -37,10 +37,8 @@ struct BadInputTests {
       #expect(error?.isCancellation == false, "\(url)")
       await waitUntil("the request left its bag") { bag.count == 0 }
       // Whatever else the library would deliver has had its turn.
-      await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
-      await withCheckedContinuation { done in
-        session.delegateQueue.addOperation { done.resume() }
-      }
+      await libraryQueueDrained()
+      await delegateQueueDrained(of: session)
       #expect(calls.current == 1, "\(url)")
     }
   }

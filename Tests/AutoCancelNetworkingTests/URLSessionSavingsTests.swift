@@ -32,12 +32,6 @@ struct URLSessionSavingsTests {
     }
   }
 
-  /// Returns once every URLSession call the library queued so far has been made (and, for
-  /// raw tasks, its cancel counted).
-  func queueDrained() async {
-    await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
-  }
-
   @Test(
     "counts a request cancelled before it is sent as not sent, and the server sees nothing",
     arguments: [BoundForm.asyncCall, .completionHandler, .stream])
@@ -49,7 +43,7 @@ struct URLSessionSavingsTests {
       var expected = URLSessionSavings()
       expected.cancelledBeforeSent = 1
       await waitUntil("the cancel is counted") { counted().cancelled > 0 }
-      await queueDrained()
+      await libraryQueueDrained()
       #expect(counted() == expected)
       #expect(server.record(id: "never") == nil)
       #expect(server.connections.accepted == 0)
@@ -66,7 +60,7 @@ struct URLSessionSavingsTests {
       }
       bag.add(task)
       bag.end()
-      await queueDrained()
+      await libraryQueueDrained()
       task.resume()  // does nothing: the task was cancelled
       var iterator = errors.makeAsyncIterator()
       _ = await iterator.next()
@@ -94,7 +88,7 @@ struct URLSessionSavingsTests {
       var expected = URLSessionSavings()
       expected.cancelledBeforeSent = 1
       #expect(counted() == expected)
-      await queueDrained()
+      await libraryQueueDrained()
       #expect(server.record(id: "never") == nil)
       #expect(server.connections.accepted == 0)
     }
@@ -112,7 +106,7 @@ struct URLSessionSavingsTests {
       bag.end()
       await ended.value
       await waitUntil("the cancel is counted") { counted().cancelled > 0 }
-      await queueDrained()
+      await libraryQueueDrained()
       var expected = URLSessionSavings()
       expected.cancelledAwaitingResponse = 1
       #expect(counted() == expected)
@@ -190,7 +184,7 @@ struct URLSessionSavingsTests {
       // bag holds it as running, and an end would cancel it (see the type's contract).
       await waitUntil("the bag has let the finished request go") { bag.count == 0 }
       bag.end()
-      await queueDrained()
+      await libraryQueueDrained()
       #expect(counted() == URLSessionSavings())
     }
   }
@@ -207,7 +201,7 @@ struct URLSessionSavingsTests {
       await waitUntil("the task completed") { task.state == .completed }
       await server.expectRecord(id: "by-app") { $0.clientWentAway }
       bag.end()
-      await queueDrained()
+      await libraryQueueDrained()
       #expect(counted() == URLSessionSavings())
     }
   }

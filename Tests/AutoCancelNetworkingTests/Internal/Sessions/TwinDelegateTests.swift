@@ -88,21 +88,27 @@
 
   @Suite("The caller's delegate of a helper's twin task, on Linux", timeLimit(minutes: 1))
   struct TwinDelegateTests {
-    /// A session with `delegate` and an in-memory cache.
-    func makeSession(_ delegate: RecordingDelegate) -> URLSession {
-      let configuration = URLSessionConfiguration.ephemeral
-      configuration.urlCache = URLCache(memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
-      let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-      delegate.session.withLock { $0 = ObjectIdentifier(session) }
-      return session
+    /// Runs `body` with a server, and a session with an in-memory cache whose delegate records
+    /// what it hears.
+    func withRecordingSession(
+      _ body: (LoopbackHTTPServer, URLSession, RecordingDelegate) async throws -> Void
+    ) async throws {
+      try await withServer { server in
+        let delegate = RecordingDelegate()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = URLCache(
+          memoryCapacity: 1 << 20, diskCapacity: 0, diskPath: nil)
+        let session = URLSession(
+          configuration: configuration, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        delegate.session.withLock { $0 = ObjectIdentifier(session) }
+        try await body(server, session, delegate)
+      }
     }
 
     @Test("decides a helper's redirect, with the caller's session")
     func decidesRedirect() async throws {
-      try await withServer { server in
-        let delegate = RecordingDelegate()
-        let session = makeSession(delegate)
-        defer { session.finishTasksAndInvalidate() }
+      try await withRecordingSession { server, session, delegate in
         let url = server.url("/redirect?to=/bytes%3Fsize%3D64&id=redirected")
         let (data, response) = try await session.data(from: url, in: nil)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -113,10 +119,7 @@
 
     @Test("decides a helper's challenge, with the caller's session")
     func decidesChallenge() async throws {
-      try await withServer { server in
-        let delegate = RecordingDelegate()
-        let session = makeSession(delegate)
-        defer { session.finishTasksAndInvalidate() }
+      try await withRecordingSession { server, session, delegate in
         let bag = CancelBag()
         let (data, response, error) = await completion { handler in
           session.dataTask(
@@ -134,10 +137,7 @@
       "hears nothing of a helper's response, data or completion, as with Foundation's completion handlers"
     )
     func hearsNoDataOfAHelper() async throws {
-      try await withServer { server in
-        let delegate = RecordingDelegate()
-        let session = makeSession(delegate)
-        defer { session.finishTasksAndInvalidate() }
+      try await withRecordingSession { server, session, delegate in
         let bag = CancelBag()
         let (data, _, error) = await completion { handler in
           session.dataTask(with: server.url("/bytes?size=100&id=quiet"), in: bag) {
@@ -147,20 +147,15 @@
         #expect(error == nil)
         #expect(data?.count == 100)
         // Whatever the library forwarded has reached the delegate's queue, and run there.
-        await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
-        await withCheckedContinuation { done in
-          session.delegateQueue.addOperation { done.resume() }
-        }
+        await libraryQueueDrained()
+        await delegateQueueDrained(of: session)
         #expect(delegate.calls.current == [])
       }
     }
 
     @Test("tells an upload's progress to the caller's delegate")
     func uploadProgress() async throws {
-      try await withServer { server in
-        let delegate = RecordingDelegate()
-        let session = makeSession(delegate)
-        defer { session.finishTasksAndInvalidate() }
+      try await withRecordingSession { server, session, delegate in
         var request = URLRequest(url: server.url("/upload?id=progress"))
         request.httpMethod = "POST"
         let (reply, _) = try await session.upload(
@@ -173,10 +168,7 @@
 
     @Test("tells a download's progress to the caller's delegate, and hands the file to the caller")
     func downloadProgress() async throws {
-      try await withServer { server in
-        let delegate = RecordingDelegate()
-        let session = makeSession(delegate)
-        defer { session.finishTasksAndInvalidate() }
+      try await withRecordingSession { server, session, delegate in
         let (file, _) = try await session.download(
           from: server.url("/bytes?size=100000&id=download"), in: nil)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -188,10 +180,7 @@
 
     @Test("tells a stream's response head to the caller's delegate, not its body")
     func streamHead() async throws {
-      try await withServer { server in
-        let delegate = RecordingDelegate()
-        let session = makeSession(delegate)
-        defer { session.finishTasksAndInvalidate() }
+      try await withRecordingSession { server, session, delegate in
         let (body, _) = try await session.stream(
           for: URLRequest(url: server.url("/bytes?size=1000&id=streamed")), in: nil)
         var total = 0
