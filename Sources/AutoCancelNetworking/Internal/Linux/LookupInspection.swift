@@ -42,14 +42,15 @@
     }
 
     /// Where `_protocolLock` and `_protocolStorage` are among the stored properties that
-    /// `URLSessionTask` itself declares, and how many it declares; nil if not found.
-    private struct Layout {
+    /// `URLSessionTask` itself declares, and how many it declares.
+    struct Layout {
       let fieldCount: Int
       let lock: Int
       let storage: Int
     }
 
-    private static let layout: Layout? = {
+    /// The layout found on this FoundationNetworking; nil if not found.
+    static let layout: Layout? = {
       // A task of the library's own, never resumed, on a session without a cache, that no
       // other code reads or writes: every field of it may be read.
       let configuration = URLSessionConfiguration.ephemeral
@@ -90,13 +91,20 @@
     }
 
     /// Reads the state of `task`, a resumed task.
-    static func answer(for task: URLSessionTask) -> Answer {
-      guard let layout, let state = read(task, layout) else { return .unreadable }
-      switch state {
-      case "existing", "invalidated": return .settled
+    static func answer(for task: URLSessionTask, layout: Layout? = layout) -> Answer {
+      guard let layout else { return .unreadable }
+      return answer(forState: read(task, layout))
+    }
+
+    /// What the state named `name` means for a resumed task; nil: the fields were not where
+    /// the layout said.
+    static func answer(forState name: String?) -> Answer {
+      switch name {
+      case nil: .unreadable
+      case "existing", "invalidated": .settled
       // `awaitingCacheReply`; `toBeCreated`, inside `resume()`; or a case this code does not
       // know.
-      default: return .pending
+      default: .pending
       }
     }
 

@@ -31,6 +31,38 @@
       task.cancel()
     }
 
+    @Test(
+      "waits on every answer it does not know: a state of another name, fields missing or moved",
+      arguments: [nil, "awaitingCacheReply", "toBeCreated", "aStateOfALaterToolchain"])
+    func unknownAnswersWait(state: String?) {
+      #expect(LookupInspection.answer(forState: state) != .settled)
+    }
+
+    @Test("cancels only past the lookup: the task's protocol exists, or was let go")
+    func knownAnswersCancel() {
+      #expect(LookupInspection.answer(forState: "existing") == .settled)
+      #expect(LookupInspection.answer(forState: "invalidated") == .settled)
+    }
+
+    @Test("cannot read a task whose fields are not where it found them, and then waits")
+    func movedFieldsAreUnreadable() async throws {
+      let layout = try #require(LookupInspection.layout)
+      let moved = [
+        LookupInspection.Layout(
+          fieldCount: layout.fieldCount, lock: layout.storage, storage: layout.lock),
+        LookupInspection.Layout(
+          fieldCount: layout.fieldCount + 1, lock: layout.lock, storage: layout.storage),
+      ]
+      let session = URLSession(configuration: .ephemeral)
+      defer { session.finishTasksAndInvalidate() }
+      let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
+      for layout in moved {
+        #expect(LookupInspection.answer(for: task, layout: layout) == .unreadable)
+      }
+      #expect(LookupInspection.answer(for: task, layout: nil) == .unreadable)
+      task.cancel()  // never resumed: lets the session go
+    }
+
     @Test("does not run for a download task, which never asks the cache")
     func downloadsNeverLookUp() async {
       let cache = HoldingCache()
