@@ -129,9 +129,8 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Turns the account on for every request the library starts from now on. Call it at
-  /// launch, before the first request; a second call does nothing. Any thread; it waits for
-  /// the library's queue of URLSession calls, so do not call it from a Swift task that must
-  /// not wait.
+  /// launch, before the first request; a second call does nothing. Any thread: it waits for
+  /// the library's queue of URLSession calls, for the calls queued before it to be made.
   ///
   /// While it is on, a request the library cancelled takes one short lock more when it ends;
   /// requests that complete cost nothing more.
@@ -148,7 +147,8 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
     RequestInstruments.shared.install(SavingsAccount.shared)
   }
 
-  /// Whether ``enable()`` was called. Any thread; waits for the library's queue.
+  /// Whether ``enable()`` was called. Any thread: it waits for the library's queue, as
+  /// ``enable()`` does.
   ///
   /// ```swift
   /// URLSessionSavings.enable()

@@ -31,7 +31,8 @@ final class RequestInstruments: @unchecked Sendable {
   private var startedBefore: [ObjectIdentifier: Int] = [:]
 
   /// Installs `instrument` for every request started from now on; installing it again does
-  /// nothing. Any thread; waits for ``TaskQueue``.
+  /// nothing. Any thread; waits for ``TaskQueue``, where the instruments are read, until the
+  /// calls queued before it were made.
   ///
   /// - Returns: How many requests the library started before its first install: they go on
   ///   without it.
