@@ -7,8 +7,10 @@ import Foundation
 #endif
 
 /// Returns once every URLSession call the library queued so far has been made, and every
-/// event of its twins' tasks that had come has been handled.
+/// event of its twins' tasks that had come has been handled, with what each led to.
 func libraryQueueDrained() async {
+  await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
+  await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
   await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
 }
 

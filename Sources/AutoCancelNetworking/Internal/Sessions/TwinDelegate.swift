@@ -146,8 +146,10 @@
           || (disposition == .performDefaultHandling && challenge.proposedCredential != nil)
         let refused =
           disposition == .cancelAuthenticationChallenge || disposition == .rejectProtectionSpace
+        // FoundationNetworking acts on the decision inside this handler (suspending and
+        // resuming the task): it is handed over where the task's calls are made.
         if transfer.challengeDecided(retries: retries, refused: refused) {
-          completionHandler(disposition, credential)
+          TaskQueue.calls.async { completionHandler(disposition, credential) }
         }
       }
       forward(as: (any URLSessionTaskDelegate).self) { caller, delegate in

@@ -39,10 +39,10 @@ extension BoundRequest {
     return bag.add(self, label: label, file: file, line: line)
   }
 
-  /// Starts the task on ``TaskQueue``, resumed by the library: never on the caller's thread.
+  /// Starts the task from ``TaskQueue``, resumed by the library: never on the caller's thread.
   func start(on session: URLSession) {
     let transfer = transfer
-    TaskQueue.async { transfer.start(on: session, resumes: true) }
+    TaskQueue.async { transfer.start(on: session) }
   }
 
   /// Cancels the task on ``TaskQueue``, or, not made yet, as it is made.

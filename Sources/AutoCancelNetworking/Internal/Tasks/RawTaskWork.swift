@@ -65,19 +65,19 @@ final class RawTaskWork: FinishReporting, WrappingWork, Sendable {
 
   var wrappedTypeName: String { task.typeName }
 
-  /// Cancels `task` on ``TaskQueue``: at once, unless its session's URL cache may still be
-  /// answering for it (Linux, see ``LookupInspection``); then a little later.
+  /// Cancels `task` on ``TaskQueue/calls``: at once, unless its session's URL cache may still
+  /// be answering for it (Linux, see ``LookupInspection``); then a little later.
   private static func cancelFromQueue(_ task: URLSessionTask) {
-    TaskQueue.async { cancelWhenSafe(task, attempt: 0) }
+    TaskQueue.calls.async { cancelWhenSafe(task, attempt: 0) }
   }
 
   private static func cancelWhenSafe(_ task: URLSessionTask, attempt: Int) {
-    dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
+    dispatchPrecondition(condition: .onQueue(TaskQueue.calls))
     let state = task.state
     guard state == .running || state == .suspended else { return }
     #if canImport(FoundationNetworking)
       if state == .running, let wait = LookupInspection.wait(before: task, attempt: attempt) {
-        TaskQueue.queue.asyncAfter(deadline: .now() + wait) {
+        TaskQueue.calls.asyncAfter(deadline: .now() + wait) {
           cancelWhenSafe(task, attempt: attempt + 1)
         }
         return
@@ -85,7 +85,7 @@ final class RawTaskWork: FinishReporting, WrappingWork, Sendable {
     #endif
     let end = cancelled(task, phase: phase(of: task, state: state))
     task.cancel()
-    report(end)
+    TaskQueue.async { report(end) }
   }
 
   /// The end of `task`, cancelled by the library in `phase`, from its own counts as the cancel

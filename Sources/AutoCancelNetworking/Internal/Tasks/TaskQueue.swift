@@ -5,26 +5,32 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The library's own serial queue: every URLSession call the library makes runs here, never on
-/// the thread of an awaiting Swift task and never under a lock of ours.
+/// The library's own two serial queues for URLSession work: never the thread of an awaiting
+/// Swift task, never under a lock of ours.
 ///
-/// Making a twin session, making and resuming a request's task, cancelling a task (the
-/// library's own and raw ones), deciding a redirect of a library task: all here, one at a time.
-/// On Linux the twins' delegates run here too (``delegateQueue``), so a request's transfer
-/// state (its task, its bytes, its redirect answers) needs no lock: it is only ever touched
-/// on this queue.
+/// - ``queue`` keeps what each request knows of its task (``Transfer``), the twin sessions and
+///   the request instruments, and, on Linux, hears every event of the twins' tasks: so none of
+///   it needs a lock. It never waits for URLSession.
+/// - ``calls`` makes the URLSession calls that wait: making and resuming a task, cancelling it
+///   (the library's own tasks and raw ones), and handing over an authentication decision. On
+///   Linux, each waits synchronously for FoundationNetworking's process-wide work queue (and
+///   `resume()` of a twin's task, for its URL cache's answer); called from a cancellation
+///   handler, a `deinit` or under a lock that code on that queue needs, `cancel()` can
+///   deadlock; called on a thread of Swift's cooperative pool, any of them holds one of the
+///   pool's few threads.
 ///
-/// Why a queue of its own: on Linux, `resume()`, `cancel()` and making a task each wait
-/// synchronously for FoundationNetworking's process-wide work queue (and `resume()` of a twin's
-/// task, for its URL cache's answer). Called from a cancellation handler, a `deinit` or under a
-/// lock that code on that queue needs, `cancel()` can deadlock; called on a thread of Swift's
-/// cooperative pool, any of them holds one of the pool's few threads.
+/// What ``queue`` decides, ``calls`` does, in order: a redirect decision the first one hands to
+/// a task before the library's cancel of it reaches the task first, and one that comes after
+/// is dropped (FoundationNetworking stops the process on a decision that comes after a
+/// cancel); and the decisions reach the task without waiting for URLSession calls of other
+/// requests.
 ///
-/// Two calls wait for it, by contract: the completion-handler helpers, which return their task
-/// made (``sync(_:)``), and a raw task added to a bag that has ended, which is cancelled before
+/// Two calls make their URLSession call on the caller's thread, by contract: the
+/// completion-handler helpers, which return their task made (and cancelled, for a request
+/// cancelled already), and a raw task added to a bag that has ended, which is cancelled before
 /// `add` returns.
 enum TaskQueue {
-  /// The queue.
+  /// The queue of what the library knows of its requests' tasks.
   static let queue: DispatchQueue = {
     let queue = DispatchQueue(label: "AutoCancelNetworking.TaskQueue", qos: .userInitiated)
     queue.setSpecific(key: onQueue, value: ())
@@ -33,6 +39,10 @@ enum TaskQueue {
 
   /// Set on ``queue`` alone: tells a call that already runs there.
   private static let onQueue = DispatchSpecificKey<Void>()
+
+  /// Where the URLSession calls that wait are made, in order.
+  static let calls = DispatchQueue(
+    label: "AutoCancelNetworking.TaskQueue.calls", qos: .userInitiated)
 
   /// Runs `work` on the queue, later; returns at once.
   static func async(_ work: @escaping @Sendable () -> Void) {

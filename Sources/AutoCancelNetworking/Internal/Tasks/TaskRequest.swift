@@ -59,9 +59,9 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
   }
 
   /// A completion-handler helper's task, made for its caller to resume, after the request
-  /// joined its bag (`registration`): made on ``TaskQueue``, and waited for, the one wait of
-  /// the completion-handler helpers. A request cancelled first gets a task cancelled before it
-  /// is returned, so that the caller's `resume()` does nothing.
+  /// joined its bag (`registration`): made on the calling thread, the one URLSession call of
+  /// the library made there. A request cancelled first gets a task cancelled before it is
+  /// returned, so that the caller's `resume()` does nothing.
   func taskForCaller(
     on session: URLSession, registration: CancelRegistration?
   )
@@ -69,7 +69,12 @@ final class TaskRequest<Body: TransferredBody>: BoundRequest, Sendable {
   {
     keep(registration)
     let transfer = transfer
-    return TaskQueue.sync { transfer.start(on: session, resumes: false)! }
+    let make = TaskQueue.sync { transfer.maker(for: session) }
+    let task = make()
+    if TaskQueue.sync({ transfer.adopt(task) }) {
+      task.cancel()  // never resumed: nothing to wait for, nothing sent
+    }
+    return task
   }
 
   /// Keeps the registration; finishes it at once if the request ended meanwhile.

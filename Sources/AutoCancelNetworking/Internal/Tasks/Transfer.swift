@@ -25,6 +25,11 @@ final class Transfer: @unchecked Sendable {
     case notMade
     /// The library cancelled the request before its task was made.
     case cancelledBeforeMade
+    /// Being made, on ``TaskQueue/calls``.
+    case making
+    /// The library cancelled the request while its task was being made: it is cancelled as it
+    /// comes, never resumed.
+    case cancelledWhileMaking
     /// Made (and resumed, or handed to its caller to resume).
     case running(URLSessionTask)
     /// The library cancelled it, in `phase`; its end comes.
@@ -41,8 +46,13 @@ final class Transfer: @unchecked Sendable {
   private var client: (any BoundRequest)?
   private var stage = Stage.notMade
   private var instruments: [any RequestInstrument] = []
+  /// Whether the library resumes the task (its caller does for the completion-handler
+  /// helpers): a task the library resumes is sent even if cancelled while its resume waits.
+  private var libraryResumes = false
 
   #if canImport(FoundationNetworking)
+    /// The twin the task is made on.
+    private var twin: TwinSessions.Twin?
     /// The head of the response being delivered.
     private var head: URLResponse?
     /// Body bytes received so far, all responses of the task included.
@@ -63,54 +73,90 @@ final class Transfer: @unchecked Sendable {
     self.client = client
   }
 
-  /// Makes the task on `session` (on Linux, on its twin), and resumes it if `resumes`; returns
-  /// it. A request cancelled first: with `resumes`, no task is made (nil) and the request is
-  /// reported never sent; without (its caller resumes it), the task is made and cancelled
-  /// before it is returned, so that its `resume()` does nothing.
-  @discardableResult
-  func start(on session: URLSession, resumes: Bool) -> URLSessionTask? {
+  /// Starts the task, resumed by the library: made and resumed on ``TaskQueue/calls``, never on
+  /// the caller's thread. A request cancelled first is reported never sent, and nothing is made.
+  func start(on session: URLSession) {
     dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
     instruments = RequestInstruments.shared.ofNewRequest()
-    let cancelledFirst: Bool
+    libraryResumes = true
     switch stage {
-    case .notMade: cancelledFirst = false
-    case .cancelledBeforeMade: cancelledFirst = true
-    default: preconditionFailure("Invalid state: a transfer started twice")
-    }
-    if cancelledFirst && resumes {
+    case .notMade:
+      stage = .making
+    case .cancelledBeforeMade:
       stage = .ended
       client = nil
-      report(.cancelled, phase: .notSent, bytes: 0, expected: nil)
-      return nil
+      return report(.cancelled, phase: .notSent, bytes: 0, expected: nil)
+    default:
+      preconditionFailure("Invalid state: a transfer started twice")
     }
-    let task = makeTask(on: session)
-    if cancelledFirst {
-      stage = .cancelled(task, phase: .notSent)
-      task.cancel()
-    } else {
-      stage = .running(task)
-      if resumes { task.resume() }
+    let make = maker(for: session)
+    TaskQueue.calls.async { [self] in
+      let task = make()
+      TaskQueue.async { self.made(task) }
     }
-    return task
   }
 
-  /// The library cancels the request: its task now, or, not made yet, as it is made.
+  /// The task ``start(on:)`` had made: resumed on ``TaskQueue/calls``, unless the library
+  /// cancelled the request meanwhile.
+  private func made(_ task: URLSessionTask) {
+    dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
+    route(task)
+    switch stage {
+    case .making:
+      stage = .running(task)
+      TaskQueue.calls.async { task.resume() }
+    case .cancelledWhileMaking:
+      // Never resumed: its cancel sends nothing, and its end reports it never sent.
+      stage = .cancelled(task, phase: .notSent)
+      TaskQueue.calls.async { task.cancel() }
+    default:
+      preconditionFailure("Invalid state: a transfer's task made twice")
+    }
+  }
+
+  /// Takes the task its caller resumes, made with ``maker(for:)`` on the caller's thread.
+  /// Returns whether the library cancelled the request first: the caller then cancels the task
+  /// before it returns it, so that its `resume()` does nothing.
+  func adopt(_ task: URLSessionTask) -> Bool {
+    dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
+    instruments = RequestInstruments.shared.ofNewRequest()
+    route(task)
+    switch stage {
+    case .notMade:
+      stage = .running(task)
+      return false
+    case .cancelledBeforeMade:
+      stage = .cancelled(task, phase: .notSent)
+      return true
+    default:
+      preconditionFailure("Invalid state: a transfer started twice")
+    }
+  }
+
+  /// The library cancels the request: its task now, on ``TaskQueue/calls``, or, not made yet,
+  /// as it is made.
+  ///
+  /// A redirect decision that comes after this is dropped (``answerRedirect(_:_:)``), and one
+  /// that came before has reached the task before the task's `cancel()` is made.
   func cancel() {
     dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
     switch stage {
     case .notMade:
       stage = .cancelledBeforeMade
+    case .making:
+      stage = .cancelledWhileMaking
     case .running(let task):
       stage = .cancelled(task, phase: phase(of: task))
-      task.cancel()
-    case .cancelledBeforeMade, .cancelled, .answered, .ended:
+      TaskQueue.calls.async { task.cancel() }
+    case .cancelledBeforeMade, .cancelledWhileMaking, .cancelled, .answered, .ended:
       break
     }
   }
 
-  /// Where the request stands: never sent while its task waits for its first `resume()`.
+  /// Where the request stands: never sent while its task waits for its caller's first
+  /// `resume()`.
   private func phase(of task: URLSessionTask) -> RequestEnd.Phase {
-    guard task.state != .suspended else { return .notSent }
+    guard libraryResumes || task.state != .suspended else { return .notSent }
     #if canImport(FoundationNetworking)
       // A data task's head reaches its delegate first; a download's only the task.
       let seenHere = head != nil || challenged != nil
@@ -168,11 +214,19 @@ final class Transfer: @unchecked Sendable {
   }
 
   #if canImport(FoundationNetworking)
-    private func makeTask(on session: URLSession) -> URLSessionTask {
+    /// What makes the task, on any thread: a task of the twin of `session`, made here if
+    /// needed.
+    func maker(for session: URLSession) -> @Sendable () -> URLSessionTask {
+      dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
       let twin = TwinSessions.shared.twin(for: session)
-      let task = spec.makeTask(on: twin.session)
-      twin.delegate.route(task, to: self)
-      return task
+      self.twin = twin
+      let spec = spec
+      return { spec.makeTask(on: twin.session) }
+    }
+
+    /// Hands the task's events to this transfer, before it is resumed.
+    private func route(_ task: URLSessionTask) {
+      twin?.delegate.route(task, to: self)
     }
 
     /// Whether the task's response head goes to the caller's delegate too (a stream, a data
@@ -244,7 +298,7 @@ final class Transfer: @unchecked Sendable {
         client?.transferEnded(.data(heldBody), response, nil)
       }
       client = nil
-      task.cancel()
+      TaskQueue.calls.async { task.cancel() }
       return false
     }
 
@@ -268,20 +322,30 @@ final class Transfer: @unchecked Sendable {
       body = Data()
     }
   #else
-    private func makeTask(on session: URLSession) -> URLSessionTask {
-      // The request, held by the task's handler or delegate until the task ends.
+    /// What makes the task, on any thread: a task of `session`, whose completion handler or
+    /// delegate holds the request until it ends.
+    func maker(for session: URLSession) -> @Sendable () -> URLSessionTask {
+      dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
       guard let client else { preconditionFailure("Invalid state: a transfer without a request") }
+      let spec = spec
       if case .stream = spec {
-        let task = spec.makeTask(on: session)
-        task.delegate = StreamDelegate(transfer: self, client: client)
-        return task
+        return { [self] in
+          let task = spec.makeTask(on: session)
+          task.delegate = StreamDelegate(transfer: self, client: client)
+          return task
+        }
       }
-      return spec.makeTask(on: session) { [self] body, response, error in
-        // Inline: a download's file is valid only until this returns.
-        client.transferEnded(body, response, error)
-        taskEnded(error: error)
+      return { [self] in
+        spec.makeTask(on: session) { body, response, error in
+          // Inline: a download's file is valid only until this returns.
+          client.transferEnded(body, response, error)
+          taskEnded(error: error)
+        }
       }
     }
+
+    /// On Apple platforms a task's events reach its request without the transfer.
+    private func route(_ task: URLSessionTask) {}
 
     /// The task completed, as its completion handler or its delegate heard (on the session's
     /// delegate queue): the end is told from the queue.
@@ -290,7 +354,8 @@ final class Transfer: @unchecked Sendable {
         client = nil
         switch stage {
         case .running(let task), .cancelled(let task, _): ended(task, error: error)
-        case .notMade, .cancelledBeforeMade, .answered, .ended: break
+        case .notMade, .cancelledBeforeMade, .making, .cancelledWhileMaking, .answered, .ended:
+          break
         }
       }
     }

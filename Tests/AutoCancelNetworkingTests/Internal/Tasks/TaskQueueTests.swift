@@ -40,13 +40,13 @@ struct TaskQueueTests {
       }
       task.resume()
       await server.expectRecord(id: id) { $0.bytesSent > 0 }
-      // Suspend the queue that runs the library's cancels: a cancel made there waits, one made
+      // Suspend the queue that makes the library's cancels: a cancel made there waits, one made
       // inline would not. Suspended and resumed with nothing awaited in between, and no thread
       // blocked: the queue is the process's, and other tests' cancels wait while it is held.
-      TaskQueue.queue.suspend()
+      TaskQueue.calls.suspend()
       bag.cancelAll()
       let stateWhileHeld = task.state
-      TaskQueue.queue.resume()
+      TaskQueue.calls.resume()
       #expect(stateWhileHeld == .running, "URLSessionTask.cancel() ran on the cancelling thread")
       let record = await server.expectRecord(id: id)
       #expect(record?.clientWentAway == true)
@@ -74,7 +74,7 @@ struct TaskQueueTests {
         await cache.asked.wait()
         bag.cancelAll()
         // The library has looked once: the cache has not answered, so it did not cancel.
-        await withCheckedContinuation { done in TaskQueue.queue.async { done.resume() } }
+        await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
         #expect(task.state == .running, "the task was cancelled while its lookup was pending")
         cache.answer.open()
         var iterator = errors.makeAsyncIterator()
