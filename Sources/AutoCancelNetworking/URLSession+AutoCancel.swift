@@ -30,8 +30,8 @@ import Foundation
 ///
 /// ## Contract (all helpers)
 ///
-/// - Like Foundation, the task is returned suspended: call `resume()`. It is made before the
-///   call returns, on the library's own queue (the one call of the library that waits for it).
+/// - Like Foundation, the task is returned suspended: call `resume()`. It is made on the
+///   calling thread, as Foundation's own call makes it (on Linux, on the twin below).
 /// - The task behaves as `self`'s own: its configuration (cache, cookies, headers, protocol
 ///   classes, timeouts) applies, `self`'s delegate decides its redirects and authentication
 ///   challenges and hears its upload's or download's progress, and the handler runs on

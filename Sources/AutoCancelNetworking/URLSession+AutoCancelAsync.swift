@@ -61,7 +61,7 @@ import Foundation
 ///   (`dataTask(with:in:label:completionHandler:)` and its kin) do: `self`'s configuration and
 ///   delegate apply, as described there. Foundation's own async methods deadlock or crash
 ///   under cancellation on Linux (see "Cancelling URLSession work").
-/// - The task is made and resumed on the library's own queue: the awaiting task's thread, one
+/// - The task is made and resumed on a queue of the library's: the awaiting task's thread, one
 ///   of Swift's cooperative pool, never waits for URLSession.
 /// - The call holds `bag` only while it registers the request, never while it waits.
 /// - The cancellation is reported at once; `URLSessionTask.cancel()` runs afterwards on the
