@@ -27,7 +27,7 @@ struct BadInputTests {
     for url in Self.badURLs {
       let bag = CancelBag()
       let calls = Protected(0)
-      let (_, _, error) = await completion { handler in
+      let (_, _, error) = await completionOnNewThread { handler in
         session.dataTask(with: url, in: bag) {
           calls.withLock { $0 += 1 }
           handler($0, $1, $2)

@@ -76,15 +76,18 @@ struct URLSessionSavingsTests {
     try await withCountedServer { server, counted in
       let bag = CancelBag()
       let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-      let task = session.dataTask(with: server.url("/bytes?size=10&id=never"), in: bag) {
-        _, _, error in reported.yield(error)
+      let session = session
+      let task = await onNewThread {
+        session.dataTask(with: server.url("/bytes?size=10&id=never"), in: bag) { _, _, error in
+          reported.yield(error)
+        }
       }
       bag.cancelAll()
       var iterator = errors.makeAsyncIterator()
       let error = await iterator.next() ?? nil
       #expect((error as? URLError)?.code == .cancelled)
       await waitUntil("the cancel is counted") { counted().cancelled > 0 }
-      task.resume()  // does nothing: the task was cancelled
+      await onNewThread { task.resume() }  // does nothing: the task was cancelled
       var expected = URLSessionSavings()
       expected.cancelledBeforeSent = 1
       #expect(counted() == expected)

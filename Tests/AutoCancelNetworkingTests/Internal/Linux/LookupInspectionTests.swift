@@ -20,15 +20,18 @@
       let cache = HoldingCache()
       let session = cache.makeSession()
       defer { session.finishTasksAndInvalidate() }
-      let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/held")!)
-      task.resume()
+      let task = await onNewThread {
+        let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/held")!)
+        task.resume()
+        return task
+      }
       await cache.asked.wait()
       #expect(LookupInspection.answer(for: task) == .pending)
       #expect(LookupInspection.wait(before: task, attempt: 0) != nil)
       cache.answer.open()
       await waitUntil("the lookup settled") { LookupInspection.answer(for: task) == .settled }
       #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
-      task.cancel()
+      await onNewThread { task.cancel() }
     }
 
     @Test(
@@ -55,12 +58,12 @@
       ]
       let session = URLSession(configuration: .ephemeral)
       defer { session.finishTasksAndInvalidate() }
-      let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
+      let task = await onNewThread { session.dataTask(with: URL(string: "http://127.0.0.1:9/")!) }
       for layout in moved {
         #expect(LookupInspection.answer(for: task, layout: layout) == .unreadable)
       }
       #expect(LookupInspection.answer(for: task, layout: nil) == .unreadable)
-      task.cancel()  // never resumed: lets the session go
+      await onNewThread { task.cancel() }  // never resumed: lets the session go
     }
 
     @Test("does not run for a download task, which never asks the cache")
@@ -68,10 +71,13 @@
       let cache = HoldingCache()
       let session = cache.makeSession()
       defer { session.finishTasksAndInvalidate() }
-      let task = session.downloadTask(with: URL(string: "http://127.0.0.1:9/file")!)
-      task.resume()
+      let task = await onNewThread {
+        let task = session.downloadTask(with: URL(string: "http://127.0.0.1:9/file")!)
+        task.resume()
+        return task
+      }
       #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
-      task.cancel()
+      await onNewThread { task.cancel() }
     }
   }
 #endif

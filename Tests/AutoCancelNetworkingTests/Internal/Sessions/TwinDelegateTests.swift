@@ -121,7 +121,7 @@
     func decidesChallenge() async throws {
       try await withRecordingSession { server, session, delegate in
         let bag = CancelBag()
-        let (data, response, error) = await completion { handler in
+        let (data, response, error) = await completionOnNewThread { handler in
           session.dataTask(
             with: server.url("/auth?user=user&password=secret&size=64&id=challenged"), in: bag
           ) { handler($0, $1, $2) }.resume()
@@ -139,7 +139,7 @@
     func hearsNoDataOfAHelper() async throws {
       try await withRecordingSession { server, session, delegate in
         let bag = CancelBag()
-        let (data, _, error) = await completion { handler in
+        let (data, _, error) = await completionOnNewThread { handler in
           session.dataTask(with: server.url("/bytes?size=100&id=quiet"), in: bag) {
             handler($0, $1, $2)
           }.resume()

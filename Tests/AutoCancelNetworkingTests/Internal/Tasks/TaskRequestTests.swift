@@ -15,13 +15,14 @@ struct TaskRequestTests {
   /// URLSession reports.
   func makeRequest(
     in bag: CancelBag, handler: @escaping TaskRequest<Data>.Handler
-  ) -> (URLSessionTask, TaskRequest<Data>) {
+  ) async -> (URLSessionTask, TaskRequest<Data>) {
     let session = URLSession(configuration: .ephemeral)
     let request = TaskRequest<Data>(
       .data(URLRequest(url: URL(string: "http://127.0.0.1:9/")!)),
       delivery: .handler(handler, queue: .init(operationQueue: session.delegateQueue)))
     let registration = request.register(in: bag, label: nil, file: #fileID, line: #line)
-    let task = request.taskForCaller(on: session, registration: registration)
+    // Made on the calling thread, as the helpers make it: off the cooperative pool.
+    let task = await onNewThread { request.taskForCaller(on: session, registration: registration) }
     session.finishTasksAndInvalidate()
     return (task, request)
   }
@@ -32,7 +33,7 @@ struct TaskRequestTests {
     let response = HTTPURLResponse(url: url, statusCode: 503, httpVersion: nil, headerFields: nil)
     let (received, deliver) = AsyncStream<(Data?, URLResponse?, (any Error)?)>.makeStream()
     let bag = CancelBag()
-    let (task, request) = makeRequest(in: bag) { deliver.yield(($0, $1, $2)) }
+    let (task, request) = await makeRequest(in: bag) { deliver.yield(($0, $1, $2)) }
     request.transferEnded(.data(Data([1, 2, 3])), response, URLError(.networkConnectionLost))
     var iterator = received.makeAsyncIterator()
     let triple = await iterator.next()
@@ -40,7 +41,7 @@ struct TaskRequestTests {
     #expect((triple?.1 as? HTTPURLResponse)?.statusCode == 503)
     #expect((triple?.2 as? URLError)?.code == .networkConnectionLost)
     #expect(bag.count == 0)
-    task.cancel()  // never resumed: lets the session go
+    await onNewThread { task.cancel() }  // never resumed: lets the session go
   }
 
   @Test("reports a cancel once, as URLError(.cancelled), and ignores URLSession's later word")
@@ -48,7 +49,7 @@ struct TaskRequestTests {
     let bag = CancelBag()
     let calls = Protected(0)
     let (received, deliver) = AsyncStream<(any Error)?>.makeStream()
-    let (task, request) = makeRequest(in: bag) { _, _, error in
+    let (task, request) = await makeRequest(in: bag) { _, _, error in
       calls.withLock { $0 += 1 }
       deliver.yield(error)
     }
