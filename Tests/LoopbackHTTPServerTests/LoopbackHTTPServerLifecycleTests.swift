@@ -82,8 +82,7 @@ struct LoopbackHTTPServerLifecycleTests {
   )
   func stopIsIdempotentAndSafeFromManyTasksAtOnce() async throws {
     try await withClient { server, client in
-      try await client.get("/bytes?size=1")
-      _ = try await client.readResponse()
+      _ = try await client.response(to: "/bytes?size=1")
       // Both forms at once: tasks await the async stop, threads block in the synchronous one.
       await withTaskGroup(of: Void.self) { group in
         for _ in 0..<4 {
@@ -145,8 +144,7 @@ struct LoopbackHTTPServerLifecycleTests {
       return server?.port ?? 0
     }
     let client = try await RawClient(port: port)
-    try await client.get("/bytes?size=1")
-    _ = try await client.readResponse()
+    _ = try await client.response(to: "/bytes?size=1")
     // Its deinit stops it, blocking until the server's threads end: on a thread of its own.
     await onNewThread { only.withLock { $0 = nil } }
     #expect(try await client.readsEndOfStream())
@@ -172,8 +170,7 @@ struct LoopbackHTTPServerLifecycleTests {
       #expect(await server.waitForRecord(id: "never", timeout: 0.05) == nil)
 
       let client = try await RawClient(port: server.port)
-      try await client.get("/bytes?size=1&id=done")
-      _ = try await client.readResponse()
+      _ = try await client.response(to: "/bytes?size=1&id=done")
       let pending = Task { await server.waitForRecord(id: "done", timeout: 30) { _ in false } }
       await server.expectRecord(id: "done")
       await server.stop()

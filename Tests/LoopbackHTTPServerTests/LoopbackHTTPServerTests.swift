@@ -13,8 +13,7 @@ struct LoopbackHTTPServerTests {
   @Test("returns exactly the size /bytes asks for, and records the request as completed")
   func bytesReturnsExactlyTheRequestedSizeAndRecordsItAsCompleted() async throws {
     try await withClient { server, client in
-      try await client.get("/bytes?size=200000&id=bytes-1")
-      let response = try await client.readResponse()
+      let response = try await client.response(to: "/bytes?size=200000&id=bytes-1")
       #expect(response.status == 200)
       #expect(response.body.count == 200_000)
       #expect(response.headers["x-request-id"] == "bytes-1")
@@ -34,8 +33,8 @@ struct LoopbackHTTPServerTests {
   @Test("streams the whole /slow body in chunks while the client stays")
   func slowStreamsTheWholeBodyInChunksWhenTheClientStays() async throws {
     try await withClient { server, client in
-      try await client.get("/slow?size=5000&chunk=1000&interval_ms=1&id=slow-1")
-      let response = try await client.readResponse()
+      let response = try await client.response(
+        to: "/slow?size=5000&chunk=1000&interval_ms=1&id=slow-1")
       #expect(response.status == 200)
       #expect(response.headers["content-length"] == "5000")
       #expect(response.body.count == 5000)
@@ -49,8 +48,7 @@ struct LoopbackHTTPServerTests {
   @Test("paces /slow by a rate instead of an interval when given one")
   func slowAcceptsARateInsteadOfAnInterval() async throws {
     try await withClient { server, client in
-      try await client.get("/slow?size=3000&rate=1000000&id=rate-1")
-      let response = try await client.readResponse()
+      let response = try await client.response(to: "/slow?size=3000&rate=1000000&id=rate-1")
       #expect(response.body.count == 3000)
       let record = try #require(await server.expectRecord(id: "rate-1"))
       #expect(record.completed && record.bytesSent == 3000)
@@ -60,8 +58,7 @@ struct LoopbackHTTPServerTests {
   @Test("sends the /delay body after the delay")
   func delaySendsTheBodyAfterTheDelay() async throws {
     try await withClient { server, client in
-      try await client.get("/delay?ms=20&size=10&id=delay-1")
-      let response = try await client.readResponse()
+      let response = try await client.response(to: "/delay?ms=20&size=10&id=delay-1")
       #expect(response.status == 200)
       #expect(response.body.count == 10)
       let record = try #require(await server.expectRecord(id: "delay-1"))
@@ -74,8 +71,7 @@ struct LoopbackHTTPServerTests {
     arguments: [200, 201, 204, 304, 404, 418, 500, 503])
   func statusRepliesWithTheRequestedCode(code: Int) async throws {
     try await withClient { server, client in
-      try await client.get("/status?code=\(code)&id=status-\(code)")
-      let response = try await client.readResponse()
+      let response = try await client.response(to: "/status?code=\(code)&id=status-\(code)")
       #expect(response.status == code)
       let record = try #require(await server.expectRecord(id: "status-\(code)"))
       #expect(record.status == code)
@@ -171,10 +167,8 @@ struct LoopbackHTTPServerTests {
   @Test("answers unknown paths with 404 and keeps the connection usable")
   func unknownPathsGet404AndTheConnectionStaysUsable() async throws {
     try await withClient { server, client in
-      try await client.get("/nowhere?id=missing")
-      #expect(try await client.readResponse().status == 404)
-      try await client.get("/bytes?size=3")
-      #expect(try await client.readResponse().body.count == 3)
+      #expect(try await client.response(to: "/nowhere?id=missing").status == 404)
+      #expect(try await client.response(to: "/bytes?size=3").body.count == 3)
       let record = try #require(await server.expectRecord(id: "missing"))
       #expect(record.status == 404)
     }
@@ -183,10 +177,8 @@ struct LoopbackHTTPServerTests {
   @Test("rejects invalid parameters and wrong methods")
   func invalidParametersAndWrongMethodsAreRejected() async throws {
     try await withClient { server, client in
-      try await client.get("/bytes?size=lots")
-      #expect(try await client.readResponse().status == 400)
-      try await client.get("/upload")
-      let response = try await client.readResponse()
+      #expect(try await client.response(to: "/bytes?size=lots").status == 400)
+      let response = try await client.response(to: "/upload")
       #expect(response.status == 405)
       #expect(response.headers["allow"] == "POST, PUT")
       try await client.upload("/upload?hold=-1", length: 1)
@@ -199,8 +191,7 @@ struct LoopbackHTTPServerTests {
   @Test("names the record after the request-ID header when no id parameter is given")
   func theRequestIDHeaderNamesTheRecordWhenNoIDParameterIsGiven() async throws {
     try await withClient { server, client in
-      try await client.get("/bytes?size=1", headers: ["X-Request-ID: header-id"])
-      _ = try await client.readResponse()
+      _ = try await client.response(to: "/bytes?size=1", headers: ["X-Request-ID: header-id"])
       let record = try #require(await server.expectRecord(id: "header-id"))
       #expect(record.bytesSent == 1)
     }
@@ -210,8 +201,7 @@ struct LoopbackHTTPServerTests {
   func keepAliveServesSeveralRequestsOnOneConnection() async throws {
     try await withClient { server, client in
       for index in 0..<3 {
-        try await client.get("/bytes?size=100&id=ka-\(index)")
-        #expect(try await client.readResponse().body.count == 100)
+        #expect(try await client.response(to: "/bytes?size=100&id=ka-\(index)").body.count == 100)
       }
       var connections: Set<Int> = []
       for index in 0..<3 {
@@ -242,8 +232,8 @@ struct LoopbackHTTPServerTests {
   @Test("closes the connection when a request asks for Connection: close")
   func connectionCloseIsHonoured() async throws {
     try await withClient { server, client in
-      try await client.get("/bytes?size=10&id=close-1", headers: ["Connection: close"])
-      let response = try await client.readResponse()
+      let response = try await client.response(
+        to: "/bytes?size=10&id=close-1", headers: ["Connection: close"])
       #expect(response.headers["connection"] == "close")
       #expect(try await client.readsEndOfStream())
       let stats = await server.expectConnections("the connection closed") {

@@ -64,6 +64,13 @@ final class RawClient: @unchecked Sendable {
     try await send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)\r\n")
   }
 
+  /// Sends `GET target` with optional extra header lines, and reads the whole response: a
+  /// ``get(_:headers:)``, then a ``readResponse()``.
+  func response(to target: String, headers: [String] = []) async throws -> Response {
+    try await get(target, headers: headers)
+    return try await readResponse()
+  }
+
   /// Sends the head of an upload to `target` that announces `length` body bytes, then the
   /// first `sent` of them (all by default).
   func upload(
