@@ -123,20 +123,17 @@ struct DeallocBinderTests {
 
   @Test("cancels what is in flight, exactly once, when its object is released")
   func releaseCancelsInFlightWorkOnce() {
-    let binder = makeBinder()
-    var object: FakeObject? = FakeObject()
     let classWork = RecordingWork()
     let valueWork = RecordingWork()
     let item = DispatchWorkItem {}
     let request = RespondingRequest()
-    binder.bind(classWork, to: object!)
-    binder.bind(RecordingValueWork(valueWork), to: object!)
-    binder.bind(item, to: object!)
-    binder.bindUntyped(request, to: object!)
-    #expect(binder.holder(for: object!).cancelBag.count == 4)
-    #expect(!item.isCancelled && classWork.cancelCount == 0 && request.cancelCount == 0)
-
-    object = nil
+    bindThenRelease(holding: 4) { binder, object in
+      binder.bind(classWork, to: object)
+      binder.bind(RecordingValueWork(valueWork), to: object)
+      binder.bind(item, to: object)
+      binder.bindUntyped(request, to: object)
+      #expect(!item.isCancelled && classWork.cancelCount == 0 && request.cancelCount == 0)
+    }
     #expect(classWork.reasons == [.ownerGone])
     #expect(valueWork.reasons == [.ownerGone])
     #expect(item.isCancelled)
@@ -165,14 +162,12 @@ struct DeallocBinderTests {
 
   @Test("leaves work that finished before its object was released alone")
   func finishedWorkIsNotCancelled() {
-    let binder = makeBinder()
-    var object: FakeObject? = FakeObject()
     let done = RecordingWork()
     let running = RecordingWork()
-    binder.bind(done, to: object!).finish()
-    binder.bind(running, to: object!)
-    #expect(binder.holder(for: object!).cancelBag.count == 1)
-    object = nil
+    bindThenRelease(holding: 1) { binder, object in
+      binder.bind(done, to: object).finish()
+      binder.bind(running, to: object)
+    }
     #expect(done.cancelCount == 0)
     #expect(running.reasons == [.ownerGone])
   }
@@ -213,12 +208,11 @@ struct DeallocBinderTests {
 
   @Test("holds an AutoCancellable given to the untyped form strongly, and cancels it")
   func untypedAutoCancellableIsHeldStrongly() {
-    let binder = makeBinder()
-    var object: FakeObject? = FakeObject()
     let cancels = Tally()
-    binder.bindUntyped(ThinWrapper(cancels), to: object!)
-    #expect(binder.holder(for: object!).cancelBag.snapshot().map(\.workType) == ["ThinWrapper"])
-    object = nil
+    bindThenRelease(holding: 1) { binder, object in
+      binder.bindUntyped(ThinWrapper(cancels), to: object)
+      #expect(binder.holder(for: object).cancelBag.snapshot().map(\.workType) == ["ThinWrapper"])
+    }
     #expect(cancels.count == 1)
   }
 

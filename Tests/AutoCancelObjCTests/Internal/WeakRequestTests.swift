@@ -45,14 +45,12 @@ struct WeakRequestTests {
 
   @Test("is cancelled when its object goes only if it responds to cancel")
   func onlyRespondingRequestsAreCancelled() {
-    let binder = makeBinder()
-    var object: FakeObject? = FakeObject()
     let responding = RespondingRequest()
     let mute = MuteRequest()
-    binder.bindUntyped(responding, to: object!)
-    binder.bindUntyped(mute, to: object!)
-    #expect(binder.holder(for: object!).cancelBag.count == 2)
-    object = nil
+    bindThenRelease(holding: 2) { binder, object in
+      binder.bindUntyped(responding, to: object)
+      binder.bindUntyped(mute, to: object)
+    }
     #expect(responding.cancelCount == 1)
     withExtendedLifetime(mute) {}
   }
