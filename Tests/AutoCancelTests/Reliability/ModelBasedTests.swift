@@ -38,44 +38,56 @@ struct ModelBasedTests {
     return stride(from: share, to: all.count, by: shares).map { all[$0] }
   }
 
-  /// The runs of share `share` when `total` operations go in runs of at most
-  /// `operationsPerRun` (see ``plan(total:operationsPerRun:)``): their seeds, the number of runs
-  /// of all shares, and the operations of each run. Throws if the share has no run.
-  static func runs(
-    share: Int, total: Int, operationsPerRun: Int,
-    sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> (seeds: [UInt64], runs: Int, operationsPerRun: Int) {
+  /// Runs the runs of share `share`, when `total` operations go in runs of at most
+  /// `operationsPerRun` (``plan(total:operationsPerRun:)``), one after the other on a thread of
+  /// their own: they take seconds of CPU, and block their thread while their threads work or
+  /// the bag's tasks run, never the cooperative pool that other tests share. `runOne` runs the
+  /// run of a seed, with the operations of each run, and adds what it checked to its first
+  /// argument, which starts as `start`; the first run that throws fails the share, as does a
+  /// share without runs. Prints the share's
+  /// base seed first, so that a run that crashes can be replayed. Returns what the runs
+  /// checked, how many ran, of how many in all shares, and the operations of each.
+  static func runShare<Checked: Sendable>(
+    _ what: String, share: Int, total: Int, operationsPerRun: Int, from start: Checked,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ runOne: @escaping @Sendable (inout Checked, _ seed: UInt64, _ operations: Int) throws -> Void
+  ) async throws -> (checked: Checked, runsHere: Int, runs: Int, operationsPerRun: Int) {
     let (runs, perRun) = plan(total: total, operationsPerRun: operationsPerRun)
     let seeds = seeds(share: share, runs: runs)
     try #require(!seeds.isEmpty, "share \(share) has no run", sourceLocation: sourceLocation)
-    return (seeds, runs, perRun)
+    print(
+      "\(what), share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
+        + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
+    let checked = try await onNewThread { () -> Result<Checked, ReliabilityFailure> in
+      var checked = start
+      for seed in seeds {
+        do { try runOne(&checked, seed, perRun) } catch {
+          return .failure(ReliabilityFailure(error))
+        }
+      }
+      return .success(checked)
+    }.get()
+    return (checked, seeds.count, runs, perRun)
   }
 
   @Test(
     "single-threaded random operations leave the bag in the model's state after each one",
     arguments: shareArguments)
   func singleThreadedRunsMatchTheModel(share: Int) async throws {
-    let (seeds, runs, operationsPerRun) = try Self.runs(
-      share: share, total: ReliabilityConfig.totalOperations * 3 / 10,
-      operationsPerRun: Self.singleThreadedOperationsPerRun)
+    let (checked, runsHere, _, _) = try await Self.runShare(
+      "single-threaded model runs", share: share,
+      total: ReliabilityConfig.totalOperations * 3 / 10,
+      operationsPerRun: Self.singleThreadedOperationsPerRun, from: (0, 0, 0)
+    ) { checked, seed, operations in
+      var run = SingleThreadedRun(seed: seed, operations: operations)
+      try run.run()
+      checked.0 += run.operations
+      checked.1 += run.bags
+      checked.2 += run.cancellations
+    }
+    let (operations, bags, cancellations) = checked
     print(
-      "single-threaded model runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
-        + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
-    // Seconds of CPU: on a thread of its own, not on the cooperative pool other tests share.
-    let (operations, bags, cancellations) = try await onNewThread {
-      () -> Result<(Int, Int, Int), ReliabilityFailure> in
-      var (operations, bags, cancellations) = (0, 0, 0)
-      for seed in seeds {
-        var run = SingleThreadedRun(seed: seed, operations: operationsPerRun)
-        do { try run.run() } catch { return .failure(ReliabilityFailure(error)) }
-        operations += run.operations
-        bags += run.bags
-        cancellations += run.cancellations
-      }
-      return .success((operations, bags, cancellations))
-    }.get()
-    print(
-      "single-threaded model runs, share \(share): \(seeds.count) runs, \(operations) "
+      "single-threaded model runs, share \(share): \(runsHere) runs, \(operations) "
         + "operations, \(bags) bags, \(cancellations) cancellations checked, failures: 0")
     // Each run throws on its first disagreement with the model; these say the runs did
     // something worth checking.
@@ -87,28 +99,21 @@ struct ModelBasedTests {
     "random launches and adds under keys start, wait, are refused and end as the model says",
     arguments: shareArguments)
   func launchRunsMatchTheModel(share: Int) async throws {
-    let (seeds, runs, steps) = try Self.runs(
-      share: share, total: ReliabilityConfig.totalOperations / 20,
-      operationsPerRun: Self.launchStepsPerRun)
-    // The runs block their thread while the bag's tasks run on the cooperative pool: give
-    // them one of their own.
-    let outcome = try await onNewThread { () -> Result<LaunchRun.Outcome, ReliabilityFailure> in
-      var outcome = LaunchRun.Outcome()
-      for seed in seeds {
-        var run = LaunchRun(seed: seed, operations: steps)
-        do { try run.run() } catch { return .failure(ReliabilityFailure(error)) }
-        outcome.launches += run.outcome.launches
-        outcome.refused += run.outcome.refused
-        outcome.queued += run.outcome.queued
-        outcome.neverStarted += run.outcome.neverStarted
-      }
-      return .success(outcome)
-    }.get()
+    let (outcome, runsHere, runs, steps) = try await Self.runShare(
+      "launch runs", share: share, total: ReliabilityConfig.totalOperations / 20,
+      operationsPerRun: Self.launchStepsPerRun, from: LaunchRun.Outcome()
+    ) { outcome, seed, steps in
+      var run = LaunchRun(seed: seed, operations: steps)
+      try run.run()
+      outcome.launches += run.outcome.launches
+      outcome.refused += run.outcome.refused
+      outcome.queued += run.outcome.queued
+      outcome.neverStarted += run.outcome.neverStarted
+    }
     print(
-      "launch runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
-        + "\(seeds.count) of \(runs) runs × \(steps) steps, \(outcome.launches) launches: "
-        + "\(outcome.refused) refused, \(outcome.queued) waited, \(outcome.neverStarted) never "
-        + "started, failures: 0")
+      "launch runs, share \(share): \(runsHere) of \(runs) runs × \(steps) steps, "
+        + "\(outcome.launches) launches: \(outcome.refused) refused, \(outcome.queued) waited, "
+        + "\(outcome.neverStarted) never started, failures: 0")
     // Each run throws on its first disagreement with the model; these say the runs went
     // through every kind of launch worth checking.
     #expect(outcome.launches > 0 && outcome.refused > 0)
@@ -119,32 +124,23 @@ struct ModelBasedTests {
     "multi-threaded random operations end every item exactly once, for a reason they allow",
     arguments: shareArguments)
   func multiThreadedRunsEndEveryItemExactlyOnce(share: Int) async throws {
-    let (seeds, runs, operationsPerRun) = try Self.runs(
-      share: share, total: ReliabilityConfig.totalOperations * 7 / 10,
-      operationsPerRun: Self.threads * Self.operationsPerThread)
-    let operationsPerThread = operationsPerRun / Self.threads
-    let perRun = operationsPerThread * Self.threads
+    let (outcome, runsHere, _, operationsPerRun) = try await Self.runShare(
+      "multi-threaded model runs", share: share,
+      total: ReliabilityConfig.totalOperations * 7 / 10,
+      operationsPerRun: Self.threads * Self.operationsPerThread, from: ConcurrentRun.Outcome()
+    ) { outcome, seed, operations in
+      let result = try ConcurrentRun(
+        seed: seed, threads: Self.threads, operationsPerThread: operations / Self.threads
+      ).run()
+      outcome.items += result.items
+      outcome.finished += result.finished
+      outcome.cancelled += result.cancelled
+      outcome.rejected += result.rejected
+    }
+    let perRun = operationsPerRun / Self.threads * Self.threads
     print(
-      "multi-threaded model runs, share \(share): base seed 0x\(String(TestSeed.base, radix: 16)), "
-        + "\(seeds.count) of \(runs) runs, instrumentation: \(ReliabilityConfig.instrumentation)")
-    // The runs block their calling thread while theirs work: give them one, off the pool.
-    let outcome = try await onNewThread { () -> Result<ConcurrentRun.Outcome, ReliabilityFailure> in
-      var outcome = ConcurrentRun.Outcome()
-      for seed in seeds {
-        let run = ConcurrentRun(
-          seed: seed, threads: Self.threads, operationsPerThread: operationsPerThread)
-        let result: ConcurrentRun.Outcome
-        do { result = try run.run() } catch { return .failure(ReliabilityFailure(error)) }
-        outcome.items += result.items
-        outcome.finished += result.finished
-        outcome.cancelled += result.cancelled
-        outcome.rejected += result.rejected
-      }
-      return .success(outcome)
-    }.get()
-    print(
-      "multi-threaded model runs, share \(share): \(seeds.count) runs × \(Self.threads) "
-        + "threads, \(seeds.count * perRun) operations, \(outcome.items) items: "
+      "multi-threaded model runs, share \(share): \(runsHere) runs × \(Self.threads) "
+        + "threads, \(runsHere * perRun) operations, \(outcome.items) items: "
         + "\(outcome.finished) finished, \(outcome.cancelled) cancelled, \(outcome.rejected) "
         + "rejected, failures: 0")
     #expect(outcome.items > 0)
