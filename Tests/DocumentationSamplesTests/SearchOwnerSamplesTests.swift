@@ -22,12 +22,9 @@ struct SearchOwnerSamplesTests {
       return allCases.filter { $0 != .searchModel }
     }
 
-    /// The samples whose article tells the owner that its page was left: `SearchModel`'s view
-    /// ends the model's work itself.
-    static let toldOfLeaving: [Sample] = [.searchViewModel, .searchViewController]
-
     /// A new owner, and the call its article makes when the owner's page is left (none for
-    /// `SearchModel`); `nil` where this system lacks the owner.
+    /// `SearchModel`, whose view ends the model's work itself); `nil` where this system lacks
+    /// the owner.
     @MainActor
     func make() -> (owner: any SearchOwner, leavePage: (() -> Void)?)? {
       switch self {
@@ -48,17 +45,27 @@ struct SearchOwnerSamplesTests {
 
   @Test(
     "cancels its search when its page disappears, and stays usable",
-    arguments: Sample.toldOfLeaving)
+    arguments: [Sample.searchViewModel, .searchViewController])
   func leavingThePageCancels(sample: Sample) async throws {
     let (owner, leavePage) = try #require(sample.make())
-    await api.expectSearchCancelled(
-      "\(sample.rawValue) left", in: owner, by: try #require(leavePage))
+    let leave = try #require(leavePage)
+    let text = "\(sample.rawValue) left"
+    await api.expectCancellation(of: text) {
+      owner.search(text)
+    } cancelledBy: {
+      leave()
+    }
+    #expect(!owner.cancelBag.hasEnded)
   }
 
   @Test("has its search cancelled when it goes away", arguments: Sample.available)
-  func releaseCancels(sample: Sample) async {
-    await api.expectSearchCancelledWhenReleased("\(sample.rawValue) released") {
-      sample.make()!.owner
+  func releaseCancels(sample: Sample) async throws {
+    var owner = try #require(sample.make()).owner as (any SearchOwner)?
+    let text = "\(sample.rawValue) released"
+    await api.expectCancellation(of: text) {
+      owner!.search(text)
+    } cancelledBy: {
+      owner = nil  // the search's task holds its owner weakly: nothing else keeps it
     }
   }
 }

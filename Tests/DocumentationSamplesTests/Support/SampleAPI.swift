@@ -1,4 +1,3 @@
-import AutoCancel
 import AutoCancelTestSupport
 import Testing
 
@@ -134,47 +133,6 @@ extension SampleAPI {
     await wait(for: text, sourceLocation: sourceLocation) { started, _ in started == 1 }
     stop()
     await wait(for: text, sourceLocation: sourceLocation) { _, cancelled in cancelled == 1 }
-  }
-
-  /// Has `owner` search for `text` (held), runs `leave`, and waits until that search was
-  /// cancelled; the owner's bag must still be open: how the samples check that leaving a page
-  /// cancels an owner's work and leaves the owner usable.
-  ///
-  /// ```swift
-  /// let model = SearchViewModel()
-  /// await api.expectSearchCancelled("query", in: model) { model.pageDidDisappear() }
-  /// ```
-  @MainActor
-  func expectSearchCancelled(
-    _ text: String, in owner: any SearchOwner, sourceLocation: SourceLocation = #_sourceLocation,
-    by leave: () -> Void
-  ) async {
-    await expectCancellation(of: text, sourceLocation: sourceLocation) {
-      owner.search(text)
-    } cancelledBy: {
-      leave()
-    }
-    #expect(!owner.cancelBag.hasEnded, sourceLocation: sourceLocation)
-  }
-
-  /// Has an owner made by `make` search for `text` (held), lets the owner go, and waits until
-  /// that search was cancelled: how the samples check that an owner's work goes with it. The
-  /// search's task holds its owner weakly, so nothing else keeps it.
-  ///
-  /// ```swift
-  /// await api.expectSearchCancelledWhenReleased("query") { SearchViewModel() }
-  /// ```
-  @MainActor
-  func expectSearchCancelledWhenReleased(
-    _ text: String, sourceLocation: SourceLocation = #_sourceLocation,
-    owner make: () -> any SearchOwner
-  ) async {
-    var owner: (any SearchOwner)? = make()
-    await expectCancellation(of: text, sourceLocation: sourceLocation) {
-      owner!.search(text)
-    } cancelledBy: {
-      owner = nil
-    }
   }
 }
 
