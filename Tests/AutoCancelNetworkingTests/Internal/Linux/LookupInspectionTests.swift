@@ -18,6 +18,7 @@
     @Test("answers pending while the cache has not answered, and settled once it has")
     func pendingUntilTheCacheAnswers() async {
       let cache = HoldingCache()
+      defer { cache.answer.open() }
       let session = cache.makeSession()
       defer { session.finishTasksAndInvalidate() }
       let task = await onNewThread {
@@ -69,6 +70,7 @@
     @Test("does not run for a download task, which never asks the cache")
     func downloadsNeverLookUp() async {
       let cache = HoldingCache()
+      defer { cache.answer.open() }
       let session = cache.makeSession()
       defer { session.finishTasksAndInvalidate() }
       let task = await onNewThread {

@@ -62,6 +62,7 @@ struct TaskQueueTests {
     func waitsForThePendingLookup() async throws {
       try await withServer { server in
         let cache = HoldingCache()
+        defer { cache.answer.open() }
         let session = cache.makeSession()
         defer { session.finishTasksAndInvalidate() }
         let bag = CancelBag()
