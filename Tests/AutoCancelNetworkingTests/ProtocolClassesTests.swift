@@ -74,12 +74,10 @@ struct ProtocolClassesTests {
       let url = URL(string: "\(EchoProtocol.scheme)://stub/profile")!
       let (data, _) = try await session.data(from: url, in: bag)
       #expect(String(decoding: data, as: UTF8.self) == "echo /profile")
-      let handed = await withCheckedContinuation { continuation in
-        session.dataTask(with: url, in: bag) { data, _, _ in
-          continuation.resume(returning: data.map { String(decoding: $0, as: UTF8.self) })
-        }.resume()
+      let (handed, _, _) = await completionOnNewThread { handler in
+        session.dataTask(with: url, in: bag, completionHandler: handler).resume()
       }
-      #expect(handed == "echo /profile")
+      #expect(handed.map { String(decoding: $0, as: UTF8.self) } == "echo /profile")
       let (body, _) = try await session.stream(for: URLRequest(url: url), in: bag)
       var streamed = Data()
       for try await chunk in body { streamed.append(chunk) }

@@ -124,7 +124,7 @@ struct SessionDelegateTests {
       defer { session.finishTasksAndInvalidate() }
       let bag = CancelBag()
       let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused-task")
-      let (_, response, error) = await completion { handler in
+      let (_, response, error) = await completionOnNewThread { handler in
         session.dataTask(with: url, in: bag, completionHandler: handler).resume()
       }
       #expect(error == nil)

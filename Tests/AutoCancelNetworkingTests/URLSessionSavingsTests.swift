@@ -54,16 +54,18 @@ struct URLSessionSavingsTests {
   func rawTaskNotSent() async throws {
     try await withCountedServer { server, counted in
       let bag = CancelBag()
-      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-      let task = session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
-        reported.yield(error)
+      let ended = Completion<Data>()
+      let session = session
+      let url = server.url("/bytes?size=10&id=never")
+      let task = await onNewThread {
+        let task = session.dataTask(with: url, completionHandler: ended.handler)
+        bag.add(task)
+        return task
       }
-      bag.add(task)
       bag.end()
       await libraryQueueDrained()
-      task.resume()  // does nothing: the task was cancelled
-      var iterator = errors.makeAsyncIterator()
-      _ = await iterator.next()
+      await onNewThread { task.resume() }  // does nothing: the task was cancelled
+      _ = await ended.result
       var expected = URLSessionSavings()
       expected.cancelledBeforeSent = 1
       #expect(counted() == expected)
@@ -75,16 +77,14 @@ struct URLSessionSavingsTests {
   func helperTaskNotSent() async throws {
     try await withCountedServer { server, counted in
       let bag = CancelBag()
-      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+      let ended = Completion<Data>()
       let session = session
+      let url = server.url("/bytes?size=10&id=never")
       let task = await onNewThread {
-        session.dataTask(with: server.url("/bytes?size=10&id=never"), in: bag) { _, _, error in
-          reported.yield(error)
-        }
+        session.dataTask(with: url, in: bag, completionHandler: ended.handler)
       }
       bag.cancelAll()
-      var iterator = errors.makeAsyncIterator()
-      let error = await iterator.next() ?? nil
+      let error = await ended.error
       #expect((error as? URLError)?.code == .cancelled)
       await waitUntil("the cancel is counted") { counted().cancelled > 0 }
       await onNewThread { task.resume() }  // does nothing: the task was cancelled
@@ -197,10 +197,14 @@ struct URLSessionSavingsTests {
     try await withCountedServer { server, counted in
       let bag = CancelBag()
       let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=by-app")
-      let task = session.dataTask(with: url, in: bag) { _, _, _ in }
-      task.resume()
+      let session = session
+      let task = await onNewThread {
+        let task = session.dataTask(with: url, in: bag) { _, _, _ in }
+        task.resume()
+        return task
+      }
       await server.expectRecord(id: "by-app") { $0.bytesSent >= 65_536 }
-      task.cancel()
+      await onNewThread { task.cancel() }
       await waitUntil("the task completed") { task.state == .completed }
       await server.expectRecord(id: "by-app") { $0.clientWentAway }
       bag.end()
@@ -258,7 +262,7 @@ enum BoundForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
       return Task { _ = try? await session.data(from: url, in: bag) }
     case .completionHandler:
       return Task {
-        _ = await completion { done in
+        _ = await completionOnNewThread { done in
           session.dataTask(with: url, in: bag, completionHandler: done).resume()
         }
       }
@@ -273,7 +277,7 @@ enum BoundForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
       }
     case .rawTask:
       return Task {
-        _ = await completion { done in
+        _ = await completionOnNewThread { done in
           let task = session.dataTask(with: url, completionHandler: done)
           bag.add(task)
           task.resume()

@@ -16,12 +16,41 @@ func makeCachingSession() -> URLSession {
   return URLSession(configuration: configuration)
 }
 
-/// Runs `start`, handing it a completion handler, and returns what that handler received.
-func completion<First: Sendable>(
-  _ start: (@escaping @Sendable (First?, URLResponse?, (any Error)?) -> Void) -> Void
-) async -> (First?, URLResponse?, (any Error)?) {
-  await withCheckedContinuation { continuation in
-    start { first, response, error in continuation.resume(returning: (first, response, error)) }
+/// What a request's completion handler received, once it has been called: for a test that goes
+/// on while the request runs, and awaits its end later.
+///
+/// ```swift
+/// let ended = Completion<Data>()
+/// await onNewThread {
+///   session.dataTask(with: url, in: bag, completionHandler: ended.handler).resume()
+/// }
+/// // ...
+/// let (data, response, error) = await ended.result
+/// ```
+final class Completion<First: Sendable>: Sendable {
+  typealias Triple = (First?, URLResponse?, (any Error)?)
+
+  private let results: AsyncStream<Triple>
+  /// The completion handler to hand the request: the first call is the result.
+  let handler: @Sendable (First?, URLResponse?, (any Error)?) -> Void
+
+  init() {
+    let (results, deliver) = AsyncStream<Triple>.makeStream()
+    self.results = results
+    handler = { first, response, error in deliver.yield((first, response, error)) }
+  }
+
+  /// What the handler received first; waits for its call. Awaited once.
+  var result: Triple {
+    get async {
+      for await triple in results { return triple }
+      return (nil, nil, nil)
+    }
+  }
+
+  /// The error the handler received first; waits for its call.
+  var error: (any Error)? {
+    get async { await result.2 }
   }
 }
 
@@ -33,8 +62,7 @@ func completionOnNewThread<First: Sendable>(
     @escaping @Sendable (@escaping @Sendable (First?, URLResponse?, (any Error)?) -> Void)
     -> Void
 ) async -> (First?, URLResponse?, (any Error)?) {
-  let (results, deliver) = AsyncStream<(First?, URLResponse?, (any Error)?)>.makeStream()
-  await onNewThread { start { first, response, error in deliver.yield((first, response, error)) } }
-  var iterator = results.makeAsyncIterator()
-  return await iterator.next() ?? (nil, nil, nil)
+  let completion = Completion<First>()
+  await onNewThread { start(completion.handler) }
+  return await completion.result
 }

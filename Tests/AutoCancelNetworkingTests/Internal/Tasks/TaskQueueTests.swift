@@ -30,15 +30,18 @@ struct TaskQueueTests {
       let bag = CancelBag()
       let id = "inline-\(binding.rawValue)"
       let url = server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
-      let task: URLSessionTask
-      switch binding {
-      case .helper:
-        task = session.dataTask(with: url, in: bag) { _, _, _ in }
-      case .rawTask:
-        task = session.dataTask(with: url)
-        bag.add(task)
+      let task: URLSessionTask = await onNewThread {
+        let task: URLSessionTask
+        switch binding {
+        case .helper:
+          task = session.dataTask(with: url, in: bag) { _, _, _ in }
+        case .rawTask:
+          task = session.dataTask(with: url)
+          bag.add(task)
+        }
+        task.resume()
+        return task
       }
-      task.resume()
       await server.expectRecord(id: id) { $0.bytesSent > 0 }
       // Suspend the queue that makes the library's cancels: a cancel made there waits, one made
       // inline would not. Suspended and resumed with nothing awaited in between, and no thread
@@ -66,20 +69,21 @@ struct TaskQueueTests {
         let session = cache.makeSession()
         defer { session.finishTasksAndInvalidate() }
         let bag = CancelBag()
-        let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-        let task = session.dataTask(with: server.url("/delay?ms=10000&size=100&id=held")) {
-          _, _, error in reported.yield(error)
+        let ended = Completion<Data>()
+        let url = server.url("/delay?ms=10000&size=100&id=held")
+        let task = await onNewThread {
+          let task = session.dataTask(with: url, completionHandler: ended.handler)
+          bag.add(task)
+          task.resume()
+          return task
         }
-        bag.add(task)
-        task.resume()
         await cache.asked.wait()
         bag.cancelAll()
         // The library has looked once: the cache has not answered, so it did not cancel.
         await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
         #expect(task.state == .running, "the task was cancelled while its lookup was pending")
         cache.answer.open()
-        var iterator = errors.makeAsyncIterator()
-        let error = await iterator.next() ?? nil
+        let error = await ended.error
         #expect((error as? URLError)?.code == .cancelled)
       }
     }
