@@ -189,9 +189,8 @@ struct AsyncOwnershipPatternTests {
   }
 
   /// The async calls that take a bag, each reached through `self?.cancelBag` from a plain task.
-  enum Helper: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum Helper: String, TestArgument {
     case data, download, stream
-    var testDescription: String { rawValue }
   }
 
   @Test(

@@ -32,12 +32,11 @@ final class EchoProtocol: URLProtocol {
 }
 
 /// How the session of a request finds its protocol classes.
-enum ProtocolRegistration: String, CaseIterable, CustomTestStringConvertible, Sendable {
+enum ProtocolRegistration: String, TestArgument {
   /// In the session's configuration.
   case configuration
   /// Registered process-wide, for `URLSession.shared`.
   case registered
-  var testDescription: String { rawValue }
 }
 
 @Suite("URL protocol classes", .serialized, timeLimit(minutes: 1))

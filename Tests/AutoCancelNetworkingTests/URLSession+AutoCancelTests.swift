@@ -17,8 +17,7 @@ struct URLSessionAutoCancelTests {
 
   @Test("deliver the body of a completed request and leave the bag")
   func completedRequestLeavesTheBag() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let session = makeCachingSession()
       let url = server.url("/bytes?size=2048&id=ok")
       let (data, response, error) = await completionOnNewThread { done in
@@ -81,8 +80,7 @@ struct URLSessionAutoCancelTests {
     "report URLError(.cancelled) once when the bag ends between their making and resume(), and the server finishes nothing"
   )
   func endedBeforeResume() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let session = makeCachingSession()
       let counter = CallCounter()
       // The server would hold the head for 20 s: a request that got through is cut before it.
@@ -108,8 +106,7 @@ struct URLSessionAutoCancelTests {
 
   @Test("report URLError(.cancelled) and send nothing when made in a bag that had ended")
   func taskInEndedBag() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       bag.end(reason: .timedOut)
       let session = URLSession(configuration: .ephemeral)
       defer { session.finishTasksAndInvalidate() }
@@ -134,8 +131,7 @@ struct URLSessionAutoCancelTests {
 
   @Test("send an upload's body and leave the bag")
   func uploadTaskCompletes() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       var post = URLRequest(url: server.url("/upload?id=up"))
       post.httpMethod = "POST"
       let request = post
@@ -152,8 +148,7 @@ struct URLSessionAutoCancelTests {
 
   @Test("hand over a download's file and leave the bag")
   func downloadTaskCompletes() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let url = server.url("/bytes?size=5000")
       // The file goes when the handler returns: the handler hands on its size.
       let ended = Completion<Int>()
@@ -175,9 +170,8 @@ struct URLSessionAutoCancelTests {
     "report URLError(.cancelled) when a download is cancelled midway, and the server sees the client leave"
   )
   func downloadCancelled() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=dl")
+    try await withServerAndBag { server, bag in
+      let url = server.longBodyURL(id: "dl")
       let ended = Completion<URL>()
       await onNewThread {
         makeCachingSession().downloadTask(with: url, in: bag, completionHandler: ended.handler)
@@ -186,15 +180,13 @@ struct URLSessionAutoCancelTests {
       await server.expectRecord(id: "dl") { $0.bytesSent >= 65_536 }
       bag.cancelAll(reason: .custom("paused"))
       #expect((await ended.error as? URLError)?.code == .cancelled)
-      let record = try #require(await server.waitForRecord(id: "dl"))
-      #expect(record.clientWentAway)
+      await server.expectRecord(id: "dl") { $0.clientWentAway }
     }
   }
 
   /// How a request ends.
-  enum Ending: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum Ending: String, TestArgument {
     case completes, cancelledMidTransfer, cancelledBeforeResume
-    var testDescription: String { rawValue }
   }
 
   @Test(

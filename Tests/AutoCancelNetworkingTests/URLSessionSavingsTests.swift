@@ -196,7 +196,7 @@ struct URLSessionSavingsTests {
   func appCancels() async throws {
     try await withCountedServer { server, counted in
       let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=by-app")
+      let url = server.longBodyURL(id: "by-app")
       let session = session
       let task = await onNewThread {
         let task = session.dataTask(with: url, in: bag) { _, _, _ in }
@@ -218,7 +218,7 @@ struct URLSessionSavingsTests {
     try await withCountedServer { server, counted in
       let shared = SharedURLRequests()
       let request = URLRequest(
-        url: server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=shared"))
+        url: server.longBodyURL(id: "shared"))
       let first = Task { try await shared.data(for: request, session: session) }
       // Mid-body, as in the mid-body test above: four chunks past the head, not just the head,
       // so that the cancel below comes while the body is being received.
@@ -246,13 +246,11 @@ struct URLSessionSavingsTests {
 let socketBuffer: Int64 = Sanitizers.thread || Sanitizers.address ? 10 << 20 : 64 << 10
 
 /// The ways a request is bound to a bag, each counted() on its own path.
-enum BoundForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
+enum BoundForm: String, TestArgument {
   case asyncCall = "an async call"
   case completionHandler = "a completion-handler helper"
   case stream = "a stream"
   case rawTask = "a raw task"
-
-  var testDescription: String { rawValue }
 
   /// Starts a GET of `url` bound to `bag`; the task returns once the request has ended,
   /// whichever way (its body read to the end, for a stream).

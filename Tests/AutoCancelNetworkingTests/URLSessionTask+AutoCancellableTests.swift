@@ -45,7 +45,7 @@ struct URLSessionTaskAutoCancellableTests {
   func rawTaskCancelled() async throws {
     try await withServer { server in
       var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=raw")
+      let url = server.longBodyURL(id: "raw")
       let ended = Completion<Data>()
       // Held weakly there: the release below is the owner's last reference.
       await onNewThread { [weak downloader] in
@@ -97,7 +97,7 @@ struct URLSessionTaskAutoCancellableTests {
       }
 
       // A request still in flight when the owner goes is cancelled at the server.
-      let last = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=last")
+      let last = server.longBodyURL(id: "last")
       await onNewThread { [weak downloader] in _ = downloader?.fetch(last) { _, _ in } }
       await server.expectRecord(id: "last") { $0.bytesSent >= 65_536 }
       downloader = nil
@@ -107,21 +107,10 @@ struct URLSessionTaskAutoCancellableTests {
 
   @Test("are left alone when cancelled after they completed, on Linux too")
   func cancelAfterCompletion() async throws {
-    try await withServer { server in
+    try await withServerAndBag { server, bag in
       let session = URLSession(configuration: .default)  // URLCache.shared: the crash-prone kind
-      let calls = CallCounter()
-      let bag = CancelBag()
-      let ended = Completion<Data>()
-      let url = server.url("/bytes?size=128&id=completed")
-      let task = await onNewThread {
-        let task = session.dataTask(with: url) { data, response, error in
-          calls.record(0)
-          ended.handler(data, response, error)
-        }
-        bag.add(task)
-        task.resume()
-        return task
-      }
+      let (task, ended) = await startRawTask(
+        server.url("/bytes?size=128&id=completed"), on: session, in: bag)
       _ = await ended.result
       await waitUntil("the task reports completed") { task.state == .completed }
       await onNewThread { task.cancel() }  // Foundation's own cancel, on a completed task
@@ -133,16 +122,15 @@ struct URLSessionTaskAutoCancellableTests {
         session.dataTask(with: after, completionHandler: handler).resume()
       }
       #expect(error == nil && data?.count == 32)
-      #expect(calls.counts == [0: 1], "the completion handler ran once")
+      #expect(ended.callCount == 1, "the completion handler ran once")
       #expect(task.state == .completed)
     }
   }
 
   /// The sessions apps use: the shared one, and both standard configurations, each with a URL
   /// cache that FoundationNetworking asks when a data task resumes.
-  enum SessionKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum SessionKind: String, TestArgument {
     case shared, `default`, ephemeral
-    var testDescription: String { rawValue }
 
     func make() -> URLSession {
       switch self {
@@ -155,9 +143,8 @@ struct URLSessionTaskAutoCancellableTests {
 
   /// Where the one-liner comes: before `resume()`, as the docs show it, or after, as code
   /// migrated from `[request start]; [self autoCancelRequestOnDealloc:request];` has it.
-  enum Order: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum Order: String, TestArgument {
     case bindThenResume, resumeThenBind
-    var testDescription: String { rawValue }
   }
 
   @Test(
@@ -266,22 +253,14 @@ struct URLSessionTaskAutoCancellableTests {
 
   @Test("added to a bag that had ended, are cancelled before add returns: resume() sends nothing")
   func endedBagSendsNothing() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       bag.end()
       let session = URLSession(configuration: .default)
       defer { session.finishTasksAndInvalidate() }
-      let ended = Completion<Data>()
-      let url = server.url("/bytes?size=10&id=ended")
       // Made, added and resumed on one thread, in that order: the add cancels before it returns.
-      let task = await onNewThread {
-        let task = session.dataTask(with: url, completionHandler: ended.handler)
-        bag.add(task)
-        task.resume()
-        return task
-      }
-      let error = await ended.error
-      #expect((error as? URLError)?.code == .cancelled)
+      let (task, ended) = await startRawTask(
+        server.url("/bytes?size=10&id=ended"), on: session, in: bag)
+      #expect((await ended.error as? URLError)?.code == .cancelled)
       await waitUntil("the task completed") { task.state == .completed }
       #expect(server.record(id: "ended") == nil)
       #expect(server.connections.accepted == 0, "a connection was opened for a cancelled task")
@@ -290,8 +269,7 @@ struct URLSessionTaskAutoCancellableTests {
 
   @Test("are named by their public class in snapshots, raw or made by a helper")
   func namedInSnapshots() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let session = URLSession(configuration: .ephemeral)
       defer { session.finishTasksAndInvalidate() }
       let url = server.url("/delay?ms=20000&id=named")

@@ -1,3 +1,4 @@
+import AutoCancel
 import AutoCancelTestSupport
 import Foundation
 import LoopbackHTTPServer
@@ -31,14 +32,22 @@ final class Completion<First: Sendable>: Sendable {
   typealias Triple = (First?, URLResponse?, (any Error)?)
 
   private let results: AsyncStream<Triple>
+  private let calls = Protected(0)
   /// The completion handler to hand the request: the first call is the result.
   let handler: @Sendable (First?, URLResponse?, (any Error)?) -> Void
 
   init() {
     let (results, deliver) = AsyncStream<Triple>.makeStream()
+    let calls = calls
     self.results = results
-    handler = { first, response, error in deliver.yield((first, response, error)) }
+    handler = { first, response, error in
+      calls.withLock { $0 += 1 }
+      deliver.yield((first, response, error))
+    }
   }
+
+  /// How many times the handler has been called so far.
+  var callCount: Int { calls.current }
 
   /// What the handler received first; waits for its call. Awaited once.
   var result: Triple {
@@ -51,6 +60,39 @@ final class Completion<First: Sendable>: Sendable {
   /// The error the handler received first; waits for its call.
   var error: (any Error)? {
     get async { await result.2 }
+  }
+}
+
+/// Makes a data task of `url` on `session`, adds it to `bag` and resumes it, in that order, as
+/// code that binds raw tasks does: on a thread of its own, since on Linux each of those calls
+/// waits for FoundationNetworking's work queue. Returns the task and its handler's call.
+func startRawTask(
+  _ url: URL, on session: URLSession, in bag: CancelBag
+) async -> (URLSessionDataTask, Completion<Data>) {
+  let ended = Completion<Data>()
+  let task = await onNewThread {
+    let task = session.dataTask(with: url, completionHandler: ended.handler)
+    bag.add(task)
+    task.resume()
+    return task
+  }
+  return (task, ended)
+}
+
+/// Runs `body` with a loopback server and a new bag: the start of a test of requests bound to
+/// one bag.
+func withServerAndBag<Result>(
+  isolation: isolated (any Actor)? = #isolation,
+  _ body: (LoopbackHTTPServer, CancelBag) async throws -> Result
+) async throws -> Result {
+  try await withServer { server in try await body(server, CancelBag()) }
+}
+
+extension LoopbackHTTPServer {
+  /// A body too long to end by itself during a test, tagged `id`: 50 MB, 16 KB every 20 ms,
+  /// over a minute in full, so that only a cancel ends it.
+  func longBodyURL(id: String) -> URL {
+    url("/slow?size=50000000&chunk=16384&interval_ms=20&id=\(id)")
   }
 }
 

@@ -17,22 +17,20 @@
 
     @Test("answers pending while the cache has not answered, and settled once it has")
     func pendingUntilTheCacheAnswers() async {
-      let cache = HoldingCache()
-      defer { cache.answer.open() }
-      let session = cache.makeSession()
-      defer { session.finishTasksAndInvalidate() }
-      let task = await onNewThread {
-        let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/held")!)
-        task.resume()
-        return task
+      await HoldingCache.withSession { cache, session in
+        let task = await onNewThread {
+          let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/held")!)
+          task.resume()
+          return task
+        }
+        await cache.asked.wait()
+        #expect(LookupInspection.answer(for: task) == .pending)
+        #expect(LookupInspection.wait(before: task, attempt: 0) != nil)
+        cache.answer.open()
+        await waitUntil("the lookup settled") { LookupInspection.answer(for: task) == .settled }
+        #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
+        await onNewThread { task.cancel() }
       }
-      await cache.asked.wait()
-      #expect(LookupInspection.answer(for: task) == .pending)
-      #expect(LookupInspection.wait(before: task, attempt: 0) != nil)
-      cache.answer.open()
-      await waitUntil("the lookup settled") { LookupInspection.answer(for: task) == .settled }
-      #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
-      await onNewThread { task.cancel() }
     }
 
     @Test(
@@ -69,17 +67,15 @@
 
     @Test("does not run for a download task, which never asks the cache")
     func downloadsNeverLookUp() async {
-      let cache = HoldingCache()
-      defer { cache.answer.open() }
-      let session = cache.makeSession()
-      defer { session.finishTasksAndInvalidate() }
-      let task = await onNewThread {
-        let task = session.downloadTask(with: URL(string: "http://127.0.0.1:9/file")!)
-        task.resume()
-        return task
+      await HoldingCache.withSession { _, session in
+        let task = await onNewThread {
+          let task = session.downloadTask(with: URL(string: "http://127.0.0.1:9/file")!)
+          task.resume()
+          return task
+        }
+        #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
+        await onNewThread { task.cancel() }
       }
-      #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
-      await onNewThread { task.cancel() }
     }
   }
 #endif

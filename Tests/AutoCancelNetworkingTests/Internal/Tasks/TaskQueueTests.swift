@@ -15,9 +15,8 @@ import Testing
 struct TaskQueueTests {
 
   /// How the task is bound to its bag.
-  enum Binding: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum Binding: String, TestArgument {
     case helper, rawTask
-    var testDescription: String { rawValue }
   }
 
   @Test(
@@ -63,28 +62,18 @@ struct TaskQueueTests {
 
     @Test("waits to cancel a task while its URL cache has not answered, then cancels it")
     func waitsForThePendingLookup() async throws {
-      try await withServer { server in
-        let cache = HoldingCache()
-        defer { cache.answer.open() }
-        let session = cache.makeSession()
-        defer { session.finishTasksAndInvalidate() }
-        let bag = CancelBag()
-        let ended = Completion<Data>()
-        let url = server.url("/delay?ms=10000&size=100&id=held")
-        let task = await onNewThread {
-          let task = session.dataTask(with: url, completionHandler: ended.handler)
-          bag.add(task)
-          task.resume()
-          return task
+      try await withServerAndBag { server, bag in
+        await HoldingCache.withSession { cache, session in
+          let url = server.url("/delay?ms=10000&size=100&id=held")
+          let (task, ended) = await startRawTask(url, on: session, in: bag)
+          await cache.asked.wait()
+          bag.cancelAll()
+          // The library has looked once: the cache has not answered, so it did not cancel.
+          await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
+          #expect(task.state == .running, "the task was cancelled while its lookup was pending")
+          cache.answer.open()
+          #expect((await ended.error as? URLError)?.code == .cancelled)
         }
-        await cache.asked.wait()
-        bag.cancelAll()
-        // The library has looked once: the cache has not answered, so it did not cancel.
-        await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
-        #expect(task.state == .running, "the task was cancelled while its lookup was pending")
-        cache.answer.open()
-        let error = await ended.error
-        #expect((error as? URLError)?.code == .cancelled)
       }
     }
   }
