@@ -178,31 +178,30 @@ struct CancellationLoadTests {
       let session = URLSession(configuration: .default)  // URLCache.shared, no delegate
       defer { session.finishTasksAndInvalidate() }
       let counter = CallCounter()
-      let first = await mixedLoad(
-        server: server, session: session, owners: 24, perOwner: 8, phase: 0, generator: &generator,
-        counter: counter)
-      #expect(
-        first.arrived == first.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 0")
-      let descriptorsAfterFirst = try openFileDescriptorCount()
-      let second = await mixedLoad(
-        server: server, session: session, owners: 24, perOwner: 8, phase: 1, generator: &generator,
-        counter: counter)
-      #expect(
-        second.arrived == second.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 1")
-      let descriptorsAfterSecond = try openFileDescriptorCount()
-      print(
-        "dozensOfOwners: \(first.expected + second.expected) requests, descriptors after phase 0:"
-          + " \(descriptorsAfterFirst), after phase 1: \(descriptorsAfterSecond)")
+      var expected = 0
+      var kept: [Owner] = []
+      var descriptors: [Int] = []  // after each phase
+      for phase in 0..<2 {
+        let load = await mixedLoad(
+          server: server, session: session, owners: 24, perOwner: 8, phase: phase,
+          generator: &generator, counter: counter)
+        #expect(
+          load.arrived == load.expected,
+          "\(TestSeed.describe(seed)): watchdog fired in phase \(phase)")
+        expected += load.expected
+        kept += load.kept
+        descriptors.append(try openFileDescriptorCount())
+      }
+      print("dozensOfOwners: \(expected) requests, descriptors after each phase: \(descriptors)")
       let counts = counter.counts
-      #expect(counts.count == first.expected + second.expected, "\(TestSeed.describe(seed))")
+      #expect(counts.count == expected, "\(TestSeed.describe(seed))")
       #expect(
         counts.values.allSatisfy { $0 == 1 }, "\(TestSeed.describe(seed)): a handler ran twice")
       // A leak grows with the requests (192 per phase); the connection pool does not.
       #expect(
-        descriptorsAfterSecond - descriptorsAfterFirst < 24,
-        "\(TestSeed.describe(seed)): \(descriptorsAfterFirst) → \(descriptorsAfterSecond) descriptors"
-      )
-      #expect((first.kept + second.kept).allSatisfy { $0.cancelBag.count == 0 })
+        descriptors[1] - descriptors[0] < 24,
+        "\(TestSeed.describe(seed)): \(descriptors[0]) → \(descriptors[1]) descriptors")
+      #expect(kept.allSatisfy { $0.cancelBag.count == 0 })
     }
   }
 

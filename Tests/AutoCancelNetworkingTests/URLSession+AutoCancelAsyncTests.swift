@@ -11,6 +11,21 @@ import Testing
 
 @Suite("Async URLSession calls bound to a bag", timeLimit(minutes: 1))
 struct URLSessionAutoCancelAsyncTests {
+  /// Waits until the request `id` is mid-body, runs `cancel`, and checks what a cancel there
+  /// leads to: `call` throws CancellationError, the server sees the client leave, and `bag`
+  /// holds nothing.
+  func expectCancelledMidBody<Success>(
+    _ call: Task<Success, any Error>, id: String, on server: LoopbackHTTPServer,
+    bag: CancelBag, sourceLocation: SourceLocation = #_sourceLocation, by cancel: () -> Void
+  ) async {
+    await server.expectRecord(id: id, sourceLocation: sourceLocation) { $0.bytesSent >= 65_536 }
+    cancel()
+    await #expect(throws: CancellationError.self, sourceLocation: sourceLocation) {
+      _ = try await call.value
+    }
+    await server.expectRecord(id: id, sourceLocation: sourceLocation) { $0.clientWentAway }
+    #expect(bag.count == 0, sourceLocation: sourceLocation)
+  }
 
   @Test("return the body and leave the bag when they complete")
   func dataCompletes() async throws {
@@ -27,15 +42,10 @@ struct URLSessionAutoCancelAsyncTests {
   func bagEndsMidDownload() async throws {
     try await withServerAndBag { server, bag in
       let url = server.longBodyURL(id: "async-bag")
-      Task {
-        await server.expectRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
+      let call = Task { try await makeCachingSession().data(from: url, in: bag) }
+      await expectCancelledMidBody(call, id: "async-bag", on: server, bag: bag) {
         bag.end(reason: .custom("screen closed"))
       }
-      await #expect(throws: CancellationError.self) {
-        _ = try await makeCachingSession().data(from: url, in: bag)
-      }
-      await server.expectRecord(id: "async-bag") { $0.clientWentAway }
-      #expect(bag.count == 0)
     }
   }
 
@@ -44,12 +54,8 @@ struct URLSessionAutoCancelAsyncTests {
     try await withServerAndBag { server, bag in
       let url = server.longBodyURL(id: "async-task")
       let task = Task { try await makeCachingSession().data(from: url, in: bag) }
-      await server.expectRecord(id: "async-task") { $0.bytesSent >= 65_536 }
-      task.cancel()
-      await #expect(throws: CancellationError.self) { _ = try await task.value }
+      await expectCancelledMidBody(task, id: "async-task", on: server, bag: bag) { task.cancel() }
       #expect((await task.result).isCancellationFailure)
-      await server.expectRecord(id: "async-task") { $0.clientWentAway }
-      #expect(bag.count == 0)
     }
   }
 
@@ -58,11 +64,9 @@ struct URLSessionAutoCancelAsyncTests {
     try await withServerAndBag { server, bag in
       let url = server.longBodyURL(id: "async-key")
       let task = bag.task { try await makeCachingSession().data(from: url, in: nil) }
-      await server.expectRecord(id: "async-key") { $0.bytesSent >= 65_536 }
-      bag.cancelAll(reason: .replaced)
-      await #expect(throws: CancellationError.self) { _ = try await task.value }
-      await server.expectRecord(id: "async-key") { $0.clientWentAway }
-      #expect(bag.count == 0)
+      await expectCancelledMidBody(task, id: "async-key", on: server, bag: bag) {
+        bag.cancelAll(reason: .replaced)
+      }
     }
   }
 

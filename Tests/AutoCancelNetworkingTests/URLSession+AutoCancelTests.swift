@@ -108,24 +108,24 @@ struct URLSessionAutoCancelTests {
   func taskInEndedBag() async throws {
     try await withServerAndBag { server, bag in
       bag.end(reason: .timedOut)
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      for index in 0..<20 {
-        let url = server.url("/bytes?size=10&id=ended-\(index)")
-        // Read on the thread that made the task, before the helper's call returned to it.
-        let cancelledWhenMade = Protected(false)
-        let (data, _, error) = await completionOnNewThread { done in
-          let task = session.dataTask(with: url, in: bag, completionHandler: done)
-          cancelledWhenMade.withLock { $0 = task.state == .canceling || task.state == .completed }
-          task.resume()
+      try await withEphemeralSession { session in
+        for index in 0..<20 {
+          let url = server.url("/bytes?size=10&id=ended-\(index)")
+          // Read on the thread that made the task, before the helper's call returned to it.
+          let cancelledWhenMade = Protected(false)
+          let (data, _, error) = await completionOnNewThread { done in
+            let task = session.dataTask(with: url, in: bag, completionHandler: done)
+            cancelledWhenMade.withLock { $0 = task.state == .canceling || task.state == .completed }
+            task.resume()
+          }
+          #expect(cancelledWhenMade.current, "the task was not cancelled when the helper returned")
+          #expect(data == nil)
+          #expect((error as? URLError)?.code == .cancelled)
         }
-        #expect(cancelledWhenMade.current, "the task was not cancelled when the helper returned")
-        #expect(data == nil)
-        #expect((error as? URLError)?.code == .cancelled)
+        // A request sent afterwards arrives; none of the cancelled ones did.
+        _ = try await session.data(from: server.url("/bytes?size=10&id=after"), in: nil)
+        #expect(server.records.map(\.id) == ["after"])
       }
-      // A request sent afterwards arrives; none of the cancelled ones did.
-      _ = try await session.data(from: server.url("/bytes?size=10&id=after"), in: nil)
-      #expect(server.records.map(\.id) == ["after"])
     }
   }
 

@@ -32,6 +32,17 @@ struct URLSessionSavingsTests {
     }
   }
 
+  /// Ends `bag`, whose requests have all ended, and checks that the account counted nothing
+  /// for the server.
+  func expectNothingCounted(
+    afterEnding bag: CancelBag, _ counted: () -> URLSessionSavings,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    bag.end()
+    await libraryQueueDrained()
+    #expect(counted() == URLSessionSavings(), sourceLocation: sourceLocation)
+  }
+
   @Test(
     "counts a request cancelled before it is sent as not sent, and the server sees nothing",
     arguments: [BoundForm.asyncCall, .completionHandler, .stream])
@@ -186,9 +197,7 @@ struct URLSessionSavingsTests {
       // A raw task's handler runs before URLSession marks the task completed; until then the
       // bag holds it as running, and an end would cancel it (see the type's contract).
       await waitUntil("the bag has let the finished request go") { bag.count == 0 }
-      bag.end()
-      await libraryQueueDrained()
-      #expect(counted() == URLSessionSavings())
+      await expectNothingCounted(afterEnding: bag, counted)
     }
   }
 
@@ -207,9 +216,7 @@ struct URLSessionSavingsTests {
       await onNewThread { task.cancel() }
       await waitUntil("the task completed") { task.state == .completed }
       await server.expectRecord(id: "by-app") { $0.clientWentAway }
-      bag.end()
-      await libraryQueueDrained()
-      #expect(counted() == URLSessionSavings())
+      await expectNothingCounted(afterEnding: bag, counted)
     }
   }
 

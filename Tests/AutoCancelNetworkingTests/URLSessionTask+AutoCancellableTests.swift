@@ -207,28 +207,28 @@ struct URLSessionTaskAutoCancellableTests {
   func callSiteDoesNotDecide(site: String) async throws {
     try await withServer { server in
       let owner = Owner()
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      let (done, finished) = AsyncStream<Void>.makeStream()
-      let url = server.url("/bytes?size=10")
-      await onNewThread {
-        for _ in 0..<50 {
-          let task = session.dataTask(with: url) { _, _, _ in finished.yield() }
-          if site == "generic" {
-            bindGenerically(task, to: owner)
-          } else {
-            let work: any AutoCancellable = task
-            owner.cancelBag.add(work)
+      await withEphemeralSession { session in
+        let (done, finished) = AsyncStream<Void>.makeStream()
+        let url = server.url("/bytes?size=10")
+        await onNewThread {
+          for _ in 0..<50 {
+            let task = session.dataTask(with: url) { _, _, _ in finished.yield() }
+            if site == "generic" {
+              bindGenerically(task, to: owner)
+            } else {
+              let work: any AutoCancellable = task
+              owner.cancelBag.add(work)
+            }
+            task.resume()
           }
-          task.resume()
         }
+        var arrived = 0
+        for await _ in done {
+          arrived += 1
+          if arrived == 50 { break }
+        }
+        await waitUntil("the completed tasks left the bag") { owner.cancelBag.count == 0 }
       }
-      var arrived = 0
-      for await _ in done {
-        arrived += 1
-        if arrived == 50 { break }
-      }
-      await waitUntil("the completed tasks left the bag") { owner.cancelBag.count == 0 }
     }
   }
 
@@ -270,30 +270,30 @@ struct URLSessionTaskAutoCancellableTests {
   @Test("are named by their public class in snapshots, raw or made by a helper")
   func namedInSnapshots() async throws {
     try await withServerAndBag { server, bag in
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      let url = server.url("/delay?ms=20000&id=named")
-      var request = URLRequest(url: server.url("/upload"))
-      request.httpMethod = "POST"
-      let upload = request
-      await onNewThread {
-        let tasks: [URLSessionTask] = [
-          session.dataTask(with: url),
-          session.downloadTask(with: url),
-          session.uploadTask(with: upload, from: Data(count: 10)),
-        ]
-        for task in tasks { bag.add(task) }
-        _ = session.dataTask(with: url, in: bag) { _, _, _ in }
-        _ = session.downloadTask(with: url, in: bag) { _, _, _ in }
-        _ = session.uploadTask(with: upload, from: Data(count: 10), in: bag) { _, _, _ in }
+      await withEphemeralSession { session in
+        let url = server.url("/delay?ms=20000&id=named")
+        var request = URLRequest(url: server.url("/upload"))
+        request.httpMethod = "POST"
+        let upload = request
+        await onNewThread {
+          let tasks: [URLSessionTask] = [
+            session.dataTask(with: url),
+            session.downloadTask(with: url),
+            session.uploadTask(with: upload, from: Data(count: 10)),
+          ]
+          for task in tasks { bag.add(task) }
+          _ = session.dataTask(with: url, in: bag) { _, _, _ in }
+          _ = session.downloadTask(with: url, in: bag) { _, _, _ in }
+          _ = session.uploadTask(with: upload, from: Data(count: 10), in: bag) { _, _, _ in }
+        }
+        let names = bag.snapshot().map(\.workType)
+        #expect(
+          names == [
+            "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
+            "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
+          ])
+        bag.cancelAll()
       }
-      let names = bag.snapshot().map(\.workType)
-      #expect(
-        names == [
-          "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
-          "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
-        ])
-      bag.cancelAll()
     }
   }
 }

@@ -79,6 +79,18 @@ func startRawTask(
   return (task, ended)
 }
 
+/// Runs `body` with a new ephemeral session, whose delegate is `delegate`, then lets the session
+/// go once its tasks have ended.
+func withEphemeralSession<Result>(
+  isolation: isolated (any Actor)? = #isolation,
+  delegate: (any URLSessionDelegate)? = nil,
+  _ body: (URLSession) async throws -> Result
+) async rethrows -> Result {
+  let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+  defer { session.finishTasksAndInvalidate() }
+  return try await body(session)
+}
+
 /// Runs `body` with a loopback server and a new bag: the start of a test of requests bound to
 /// one bag.
 func withServerAndBag<Result>(

@@ -55,14 +55,14 @@
         LookupInspection.Layout(
           fieldCount: layout.fieldCount + 1, lock: layout.lock, storage: layout.storage),
       ]
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      let task = await onNewThread { session.dataTask(with: URL(string: "http://127.0.0.1:9/")!) }
-      for layout in moved {
-        #expect(LookupInspection.answer(for: task, layout: layout) == .unreadable)
+      await withEphemeralSession { session in
+        let task = await onNewThread { session.dataTask(with: URL(string: "http://127.0.0.1:9/")!) }
+        for layout in moved {
+          #expect(LookupInspection.answer(for: task, layout: layout) == .unreadable)
+        }
+        #expect(LookupInspection.answer(for: task, layout: nil) == .unreadable)
+        await onNewThread { task.cancel() }  // never resumed: lets the session go
       }
-      #expect(LookupInspection.answer(for: task, layout: nil) == .unreadable)
-      await onNewThread { task.cancel() }  // never resumed: lets the session go
     }
 
     @Test("does not run for a download task, which never asks the cache")
