@@ -169,10 +169,11 @@ struct CancellationLoadTests {
     return (await collect(expected, from: stream, watchdog: 30), expected, kept)
   }
 
-  @Test("complete once each, hundreds across dozens of owners, leaking no descriptors")
-  func dozensOfOwners() async throws {
+  @Test(
+    "complete once each, hundreds across dozens of owners, leaking no descriptors",
+    arguments: TestSeed.fresh(count: 1))
+  func dozensOfOwners(seed: UInt64) async throws {
     try await withServer { server in
-      let seed = TestSeed.fresh()
       print("dozensOfOwners: \(TestSeed.describe(seed))")
       var generator = SeededGenerator(seed: seed)
       let session = URLSession(configuration: .default)  // URLCache.shared, no delegate

@@ -11,19 +11,13 @@ import Testing
 
 @Suite("Shared URLSession requests", timeLimit(minutes: 1))
 struct SharedRequestsURLSessionTests {
-  /// Runs `body` with a loopback server, a session with a cache, and the shared requests under
-  /// test.
-  func withSharedRequests(
-    _ body: (LoopbackHTTPServer, URLSession, SharedURLRequests) async throws -> Void
-  ) async throws {
-    try await withServer { server in
-      try await body(server, makeCachingSession(), SharedURLRequests())
-    }
-  }
+  /// Each test's own: Swift Testing makes the suite anew for every test.
+  let session = makeCachingSession()
+  let shared = SharedURLRequests()
 
   @Test("download once for several owners, who all get the body")
   func downloadsOnce() async throws {
-    try await withSharedRequests { server, session, shared in
+    try await withServer { server in
       // About 20 s at the server's pace: the last owner joins long before the body ends. If it
       // ever did not, the test fails with a message rather than passing by luck.
       let request = URLRequest(
@@ -48,7 +42,7 @@ struct SharedRequestsURLSessionTests {
 
   @Test("go on for the other owners when one owner goes away")
   func oneOwnerLeaves() async throws {
-    try await withSharedRequests { server, session, shared in
+    try await withServer { server in
       // Too slow to finish during the test, however loaded the machine: the second owner joins
       // it for sure, and only the test ends it.
       let request = URLRequest(url: server.longBodyURL(id: "stay"))
@@ -76,7 +70,7 @@ struct SharedRequestsURLSessionTests {
 
   @Test("cancel the download at the server when the last owner goes away")
   func lastOwnerLeaves() async throws {
-    try await withSharedRequests { server, session, shared in
+    try await withServer { server in
       // Too slow to finish during the test, however loaded the machine: only a cancel ends it.
       let request = URLRequest(url: server.longBodyURL(id: "all-gone"))
       var owners: [Owner] = [Owner(), Owner()]

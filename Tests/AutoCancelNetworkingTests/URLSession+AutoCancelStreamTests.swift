@@ -29,8 +29,7 @@ struct URLSessionAutoCancelStreamTests {
     "throw CancellationError mid-stream when the bag ends, and the server sees the client leave")
   func bagEndsMidStream() async throws {
     try await withServerAndBag { server, bag in
-      let url = server.longBodyURL(id: "stream-bag")
-      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+      let body = try await server.streamLongBody(id: "stream-bag", in: bag)
       var received = 0
       await #expect(throws: CancellationError.self) {
         for try await chunk in body {
@@ -46,8 +45,7 @@ struct URLSessionAutoCancelStreamTests {
   @Test("stop the transfer when the consumer stops iterating")
   func consumerStops() async throws {
     try await withServerAndBag { server, bag in
-      let url = server.longBodyURL(id: "stream-leave")
-      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+      let body = try await server.streamLongBody(id: "stream-leave", in: bag)
       let (reading, started) = AsyncStream<Void>.makeStream()
       let reader = Task {
         for try await _ in body { started.yield() }

@@ -14,8 +14,7 @@ struct URLSessionDataStreamTests {
   @Test("stops the transfer at the server when the loop is left, even while the body is kept")
   func leavingTheLoopStopsTheTransfer() async throws {
     try await withServerAndBag { server, bag in
-      let url = server.longBodyURL(id: "break")
-      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+      let body = try await server.streamLongBody(id: "break", in: bag)
       for try await _ in body { break }
       let record = await server.waitForRecord(
         id: "break", timeout: 30, where: { $0.clientWentAway })
@@ -29,8 +28,7 @@ struct URLSessionDataStreamTests {
   @Test("ends the loop with CancellationError when the iterating task is cancelled")
   func cancelledConsumerThrows() async throws {
     try await withServerAndBag { server, bag in
-      let url = server.longBodyURL(id: "consumer")
-      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+      let body = try await server.streamLongBody(id: "consumer", in: bag)
       let (reading, started) = AsyncStream<Void>.makeStream()
       let reader = Task { () async throws -> Int in
         var total = 0

@@ -66,7 +66,6 @@ struct URLSessionSavingsTests {
     try await withCountedServer { server, counted in
       let bag = CancelBag()
       let ended = Completion<Data>()
-      let session = session
       let url = server.url("/bytes?size=10&id=never")
       let task = await onNewThread {
         let task = session.dataTask(with: url, completionHandler: ended.handler)
@@ -89,7 +88,6 @@ struct URLSessionSavingsTests {
     try await withCountedServer { server, counted in
       let bag = CancelBag()
       let ended = Completion<Data>()
-      let session = session
       let url = server.url("/bytes?size=10&id=never")
       let task = await onNewThread {
         session.dataTask(with: url, in: bag, completionHandler: ended.handler)
@@ -206,7 +204,6 @@ struct URLSessionSavingsTests {
     try await withCountedServer { server, counted in
       let bag = CancelBag()
       let url = server.longBodyURL(id: "by-app")
-      let session = session
       let task = await onNewThread {
         let task = session.dataTask(with: url, in: bag) { _, _, _ in }
         task.resume()

@@ -1,4 +1,5 @@
 import AutoCancel
+import AutoCancelNetworking
 import AutoCancelTestSupport
 import Foundation
 import LoopbackHTTPServer
@@ -105,6 +106,12 @@ extension LoopbackHTTPServer {
   /// over a minute in full, so that only a cancel ends it.
   func longBodyURL(id: String) -> URL {
     url("/slow?size=50000000&chunk=16384&interval_ms=20&id=\(id)")
+  }
+
+  /// Streams the long body `id` (``longBodyURL(id:)``) through a new session with a cache,
+  /// bound to `bag`: a stream that only a cancel ends during a test.
+  func streamLongBody(id: String, in bag: CancelBag) async throws -> URLSessionDataStream {
+    try await makeCachingSession().stream(for: URLRequest(url: longBodyURL(id: id)), in: bag).0
   }
 }
 

@@ -23,10 +23,9 @@ struct TaskQueueTests {
     "never calls URLSessionTask.cancel() inline: the bag's cancel returns, the task still running, while the library's queue is held",
     arguments: Binding.allCases)
   func neverCancelsInline(binding: Binding) async throws {
-    try await withServer { server in
+    try await withServerAndBag { server, bag in
       let session = makeCachingSession()
       defer { session.finishTasksAndInvalidate() }
-      let bag = CancelBag()
       let id = "inline-\(binding.rawValue)"
       let url = server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
       let task: URLSessionTask = await onNewThread {
