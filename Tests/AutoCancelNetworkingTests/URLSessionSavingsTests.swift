@@ -20,15 +20,18 @@ struct URLSessionSavingsTests {
     URLSessionSavings.enable()
   }
 
-  /// Runs `body` with a server of its own and `counted`, what was counted for the server's
-  /// port since it started.
+  /// Runs `body` with a server of its own, a new bag, and `counted`, what was counted for the
+  /// server's port since it started.
   func withCountedServer(
-    _ body: (LoopbackHTTPServer, _ counted: @escaping @Sendable () -> URLSessionSavings)
+    _ body:
+      (LoopbackHTTPServer, CancelBag, _ counted: @escaping @Sendable () -> URLSessionSavings)
       async throws -> Void
   ) async throws {
-    try await withServer { server in
+    try await withServerAndBag { server, bag in
       let before = SavingsAccount.shared.account(port: server.port)
-      try await body(server) { SavingsAccount.shared.account(port: server.port).since(before) }
+      try await body(server, bag) {
+        SavingsAccount.shared.account(port: server.port).since(before)
+      }
     }
   }
 
@@ -47,8 +50,7 @@ struct URLSessionSavingsTests {
     "counts a request cancelled before it is sent as not sent, and the server sees nothing",
     arguments: [BoundForm.asyncCall, .completionHandler, .stream])
   func notSent(form: BoundForm) async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       bag.end()
       await form.start(server.url("/bytes?size=10&id=never"), in: bag, session: session).value
       var expected = URLSessionSavings()
@@ -63,8 +65,7 @@ struct URLSessionSavingsTests {
 
   @Test("counts a raw task whose bag ended before it was resumed as not sent")
   func rawTaskNotSent() async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       let ended = Completion<Data>()
       let url = server.url("/bytes?size=10&id=never")
       let task = await onNewThread {
@@ -85,8 +86,7 @@ struct URLSessionSavingsTests {
 
   @Test("counts a helper's task that its bag cancelled before the app resumed it as not sent")
   func helperTaskNotSent() async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       let ended = Completion<Data>()
       let url = server.url("/bytes?size=10&id=never")
       let task = await onNewThread {
@@ -110,8 +110,7 @@ struct URLSessionSavingsTests {
     "counts a request cancelled while the server holds its head as awaiting the response",
     arguments: BoundForm.allCases)
   func awaitingResponse(form: BoundForm) async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       let ended = form.start(
         server.url("/delay?ms=60000&size=10&id=held"), in: bag, session: session)
       await server.expectRecord(id: "held") { _ in true }
@@ -130,8 +129,7 @@ struct URLSessionSavingsTests {
     "counts a request cancelled mid-body as receiving it, with the bytes received, within one socket buffer of what the server sent, and the bytes avoided",
     arguments: BoundForm.allCases)
   func receivingBody(form: BoundForm) async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       // 200 KB/s: a client that keeps up holds little in its sockets' buffers.
       let size: Int64 = 50_000_000
       let url = server.url("/slow?size=\(size)&chunk=4096&interval_ms=20&id=body")
@@ -168,8 +166,7 @@ struct URLSessionSavingsTests {
 
   @Test("counts a body of unknown length as such, and nothing as avoided")
   func unknownLength() async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&chunked=1&id=chunked")
       let ended = BoundForm.asyncCall.start(url, in: bag, session: session)
       await server.expectRecord(id: "chunked") { $0.bytesSent >= 65_536 }
@@ -186,8 +183,7 @@ struct URLSessionSavingsTests {
 
   @Test("counts nothing for requests that finished", arguments: BoundForm.allCases)
   func finished(form: BoundForm) async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       await form.start(server.url("/bytes?size=100000&id=whole"), in: bag, session: session).value
       // The server marks the request completed once its last write returned, which may come
       // after the client already holds the whole body.
@@ -201,14 +197,9 @@ struct URLSessionSavingsTests {
 
   @Test("counts nothing when the app cancels a helper's task itself")
   func appCancels() async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       let url = server.longBodyURL(id: "by-app")
-      let task = await onNewThread {
-        let task = session.dataTask(with: url, in: bag) { _, _, _ in }
-        task.resume()
-        return task
-      }
+      let task = await resumedOnNewThread { session.dataTask(with: url, in: bag) { _, _, _ in } }
       await server.expectRecord(id: "by-app") { $0.bytesSent >= 65_536 }
       await onNewThread { task.cancel() }
       await waitUntil("the task completed") { task.state == .completed }
@@ -219,7 +210,7 @@ struct URLSessionSavingsTests {
 
   @Test("counts a caller that joined a shared download as one join")
   func sharedJoin() async throws {
-    try await withCountedServer { server, counted in
+    try await withCountedServer { server, _, counted in
       let shared = SharedURLRequests()
       let request = URLRequest(
         url: server.longBodyURL(id: "shared"))

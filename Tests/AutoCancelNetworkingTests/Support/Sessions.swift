@@ -64,6 +64,18 @@ final class Completion<First: Sendable>: Sendable {
   }
 }
 
+/// Makes a task with `make` and resumes it, on a thread of its own: on Linux both wait for
+/// FoundationNetworking's work queue. Returns the task.
+func resumedOnNewThread<Made: URLSessionTask>(
+  _ make: @escaping @Sendable () -> Made
+) async -> Made {
+  await onNewThread {
+    let task = make()
+    task.resume()
+    return task
+  }
+}
+
 /// Makes a data task of `url` on `session`, adds it to `bag` and resumes it, in that order, as
 /// code that binds raw tasks does: on a thread of its own, since on Linux each of those calls
 /// waits for FoundationNetworking's work queue. Returns the task and its handler's call.

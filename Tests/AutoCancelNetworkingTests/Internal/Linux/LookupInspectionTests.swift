@@ -18,10 +18,8 @@
     @Test("answers pending while the cache has not answered, and settled once it has")
     func pendingUntilTheCacheAnswers() async {
       await HoldingCache.withSession { cache, session in
-        let task = await onNewThread {
-          let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/held")!)
-          task.resume()
-          return task
+        let task = await resumedOnNewThread {
+          session.dataTask(with: URL(string: "http://127.0.0.1:9/held")!)
         }
         await cache.asked.wait()
         #expect(LookupInspection.answer(for: task) == .pending)
@@ -68,10 +66,8 @@
     @Test("does not run for a download task, which never asks the cache")
     func downloadsNeverLookUp() async {
       await HoldingCache.withSession { _, session in
-        let task = await onNewThread {
-          let task = session.downloadTask(with: URL(string: "http://127.0.0.1:9/file")!)
-          task.resume()
-          return task
+        let task = await resumedOnNewThread {
+          session.downloadTask(with: URL(string: "http://127.0.0.1:9/file")!)
         }
         #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
         await onNewThread { task.cancel() }

@@ -28,17 +28,15 @@ struct TaskQueueTests {
       defer { session.finishTasksAndInvalidate() }
       let id = "inline-\(binding.rawValue)"
       let url = server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
-      let task: URLSessionTask = await onNewThread {
-        let task: URLSessionTask
+      let task = await resumedOnNewThread { () -> URLSessionTask in
         switch binding {
         case .helper:
-          task = session.dataTask(with: url, in: bag) { _, _, _ in }
+          return session.dataTask(with: url, in: bag) { _, _, _ in }
         case .rawTask:
-          task = session.dataTask(with: url)
+          let task = session.dataTask(with: url)
           bag.add(task)
+          return task
         }
-        task.resume()
-        return task
       }
       await server.expectRecord(id: id) { $0.bytesSent > 0 }
       // Suspend the queue that makes the library's cancels: a cancel made there waits, one made
