@@ -189,9 +189,17 @@ struct AsyncOwnershipPatternTests {
   }
 
   /// The async calls that take a bag, each reached through `self?.cancelBag` from a plain task.
-  enum Helper: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum Helper: String, TestArgument {
     case data, download, stream
-    var testDescription: String { rawValue }
+
+    /// Has `model` load `url` through this helper, in a plain task.
+    @MainActor func load(_ url: URL, in model: ProfileModel?) {
+      switch self {
+      case .data: model?.loadInTask(url)
+      case .download: model?.downloadInTask(url)
+      case .stream: model?.streamInTask(url)
+      }
+    }
   }
 
   @Test(
@@ -201,11 +209,7 @@ struct AsyncOwnershipPatternTests {
     try await withServer { server in
       var model: ProfileModel? = ProfileModel()
       let id = "d-\(helper.rawValue)"
-      switch helper {
-      case .data: model?.loadInTask(slowURL(on: server, id: id))
-      case .download: model?.downloadInTask(slowURL(on: server, id: id))
-      case .stream: model?.streamInTask(slowURL(on: server, id: id))
-      }
+      helper.load(slowURL(on: server, id: id), in: model)
       let record = await disconnect(on: server, id: id, pattern: "plain task, in: self?.cancelBag")
       {
         model = nil

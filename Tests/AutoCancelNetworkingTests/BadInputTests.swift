@@ -22,57 +22,57 @@ struct BadInputTests {
 
   @Test("end a completion handler's request once, with an error that is not a cancellation")
   func completionHandler() async throws {
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    for url in Self.badURLs {
-      let bag = CancelBag()
-      let calls = Protected(0)
-      let (_, _, error) = await completionOnNewThread { handler in
-        session.dataTask(with: url, in: bag) {
-          calls.withLock { $0 += 1 }
-          handler($0, $1, $2)
-        }.resume()
+    await withEphemeralSession { session in
+      for url in Self.badURLs {
+        let bag = CancelBag()
+        let calls = Protected(0)
+        let (_, _, error) = await completionOnNewThread { handler in
+          session.dataTask(with: url, in: bag) {
+            calls.withLock { $0 += 1 }
+            handler($0, $1, $2)
+          }.resume()
+        }
+        #expect(error != nil, "\(url)")
+        #expect(error?.isCancellation == false, "\(url)")
+        await waitUntil("the request left its bag") { bag.count == 0 }
+        // Whatever else the library would deliver has had its turn.
+        await libraryQueueDrained()
+        await delegateQueueDrained(of: session)
+        #expect(calls.current == 1, "\(url)")
       }
-      #expect(error != nil, "\(url)")
-      #expect(error?.isCancellation == false, "\(url)")
-      await waitUntil("the request left its bag") { bag.count == 0 }
-      // Whatever else the library would deliver has had its turn.
-      await libraryQueueDrained()
-      await delegateQueueDrained(of: session)
-      #expect(calls.current == 1, "\(url)")
     }
   }
 
   @Test("end an async call and a stream with an error that is not a cancellation")
   func asyncCallAndStream() async throws {
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    for url in Self.badURLs {
-      let bag = CancelBag()
-      await #expect("\(url)") {
-        _ = try await session.data(from: url, in: bag)
-      } throws: { !($0 is CancellationError) }
-      await #expect("\(url)") {
-        _ = try await session.stream(for: URLRequest(url: url), in: bag)
-      } throws: { !($0 is CancellationError) }
-      #expect(bag.count == 0)
+    await withEphemeralSession { session in
+      for url in Self.badURLs {
+        let bag = CancelBag()
+        await #expect("\(url)") {
+          _ = try await session.data(from: url, in: bag)
+        } throws: { !($0 is CancellationError) }
+        await #expect("\(url)") {
+          _ = try await session.stream(for: URLRequest(url: url), in: bag)
+        } throws: { !($0 is CancellationError) }
+        #expect(bag.count == 0)
+      }
     }
   }
 
   @Test("end an upload of a file that does not exist with an error")
   func uploadOfAMissingFile() async throws {
     try await withServer { server in
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      let bag = CancelBag()
-      var request = URLRequest(url: server.url("/upload?id=missing"))
-      request.httpMethod = "POST"
-      let missing = FileManager.default.temporaryDirectory
-        .appendingPathComponent("AutoCancel-missing-\(UUID().uuidString)")
-      await #expect {
-        _ = try await session.upload(for: request, fromFile: missing, in: bag)
-      } throws: { !($0 is CancellationError) }
-      #expect(bag.count == 0)
+      await withEphemeralSession { session in
+        let bag = CancelBag()
+        var request = URLRequest(url: server.url("/upload?id=missing"))
+        request.httpMethod = "POST"
+        let missing = FileManager.default.temporaryDirectory
+          .appendingPathComponent("AutoCancel-missing-\(UUID().uuidString)")
+        await #expect {
+          _ = try await session.upload(for: request, fromFile: missing, in: bag)
+        } throws: { !($0 is CancellationError) }
+        #expect(bag.count == 0)
+      }
     }
   }
 }

@@ -46,7 +46,7 @@ struct CancelSafeURLCacheTests {
     await waitUntil("the wrapped cache holds the stored response") {
       base.cachedResponse(for: request) != nil
     }
-    let task = URLSession(configuration: .ephemeral).dataTask(with: request)
+    let task = await onNewThread { URLSession(configuration: .ephemeral).dataTask(with: request) }
     let answer = Slot<Data>(nil)
     cache.getCachedResponse(for: task) { response in
       if let data = response?.data { answer.put(data) }
@@ -54,6 +54,6 @@ struct CancelSafeURLCacheTests {
     #expect(answer.take() == Data("hi".utf8))
     // A task never resumed nor cancelled stays in its session's registry, and keeps the
     // session alive, for ever.
-    task.cancel()
+    await onNewThread { task.cancel() }
   }
 }

@@ -57,36 +57,41 @@ struct CancellationLoadTests {
       var kept: [Owner] = []
       for round in 0..<rounds {
         let (stream, completed) = AsyncStream<Int>.makeStream()
-        for index in 0..<perRound {
-          let id = round * perRound + index
-          let owner = Slot(Owner())
-          let url = server.url("/bytes?size=2048&id=load-\(id)")
-          let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
-            data, _, error in
-            counter.record(id)
-            outcomes.record(Outcome(answered: data?.count == 2048, error: error).rawValue)
-            completed.yield(id)
-          }
-          owner.peek { owner in
-            let bag = owner!.cancelBag
-            switch route {
-            case .sharedCacheSession, .delegateSession:
-              session.dataTask(with: url, in: bag, completionHandler: handler).resume()
-            case .rawTasksInBags:
-              let registration = Slot<CancelRegistration>(nil)
-              let task = session.dataTask(with: url) { data, response, error in
-                registration.take()?.finish()
-                handler(data, response, error)
+        // The round's burst, made on a thread of its own: URLSession's calls wait on Linux.
+        kept += await onNewThread {
+          var survivors: [Owner] = []
+          for index in 0..<perRound {
+            let id = round * perRound + index
+            let owner = Slot(Owner())
+            let url = server.url("/bytes?size=2048&id=load-\(id)")
+            let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
+              data, _, error in
+              counter.record(id)
+              outcomes.record(Outcome(answered: data?.count == 2048, error: error).rawValue)
+              completed.yield(id)
+            }
+            owner.peek { owner in
+              let bag = owner!.cancelBag
+              switch route {
+              case .sharedCacheSession, .delegateSession:
+                session.dataTask(with: url, in: bag, completionHandler: handler).resume()
+              case .rawTasksInBags:
+                let registration = Slot<CancelRegistration>(nil)
+                let task = session.dataTask(with: url) { data, response, error in
+                  registration.take()?.finish()
+                  handler(data, response, error)
+                }
+                registration.put(bag.add(task))
+                task.resume()
               }
-              registration.put(bag.add(task))
-              task.resume()
+            }
+            if index.isMultiple(of: 2) {
+              DispatchQueue.global().async { _ = owner.take() }
+            } else if let survivor = owner.take() {
+              survivors.append(survivor)
             }
           }
-          if index.isMultiple(of: 2) {
-            DispatchQueue.global().async { _ = owner.take() }
-          } else if let survivor = owner.take() {
-            kept.append(survivor)
-          }
+          return survivors
         }
         let arrived = await collect(perRound, from: stream, watchdog: 20)
         #expect(arrived == perRound, "round \(round): \(arrived) of \(perRound) handlers ran")
@@ -112,83 +117,92 @@ struct CancellationLoadTests {
     generator: inout SeededGenerator, counter: CallCounter
   ) async -> (arrived: Int, expected: Int, kept: [Owner]) {
     let (stream, completed) = AsyncStream<Int>.makeStream()
-    var kept: [Owner] = []
-    for ownerIndex in 0..<owners {
-      let owner = Slot(Owner())
-      let release = Int.random(in: 0..<3, using: &generator)  // 0 now, 1 in a handler, 2 never
-      let releaseAfter = Int.random(in: 0..<perOwner, using: &generator)
-      // Borrowed for the loop only; a handler may release the owner before the loop ends.
-      let bag = owner.peek { $0!.cancelBag }
-      for requestIndex in 0..<perOwner {
-        let id = (phase * owners + ownerIndex) * perOwner + requestIndex
-        let finished: @Sendable () -> Void = {
-          counter.record(id)
-          if release == 1, requestIndex == releaseAfter { _ = owner.take() }
-          completed.yield(id)
-        }
-        switch requestIndex % 4 {
-        case 0:
-          session.dataTask(with: server.url("/bytes?size=2048"), in: bag) { _, _, _ in finished() }
-            .resume()
-        case 1:
-          let url = server.url("/bytes?size=4096")
-          bag.task {
-            _ = try? await session.data(from: url, in: nil)
-            finished()
+    // Drawn here, the requests made on a thread of their own: URLSession's calls wait on Linux.
+    let plan = (0..<owners).map { _ in
+      (
+        release: Int.random(in: 0..<3, using: &generator),  // 0 now, 1 in a handler, 2 never
+        releaseAfter: Int.random(in: 0..<perOwner, using: &generator)
+      )
+    }
+    let kept = await onNewThread {
+      var kept: [Owner] = []
+      for (ownerIndex, (release, releaseAfter)) in plan.enumerated() {
+        let owner = Slot(Owner())
+        // Borrowed for the loop only; a handler may release the owner before the loop ends.
+        let bag = owner.peek { $0!.cancelBag }
+        for requestIndex in 0..<perOwner {
+          let id = (phase * owners + ownerIndex) * perOwner + requestIndex
+          let finished: @Sendable () -> Void = {
+            counter.record(id)
+            if release == 1, requestIndex == releaseAfter { _ = owner.take() }
+            completed.yield(id)
           }
-        case 2:
-          let url = server.url("/slow?size=400000&chunk=16384&interval_ms=1")
-          session.dataTask(with: url, in: bag) { _, _, _ in finished() }.resume()
-        default:
-          session.downloadTask(with: server.url("/bytes?size=3000"), in: bag) { _, _, _ in
-            finished()
-          }.resume()
+          switch requestIndex % 4 {
+          case 0:
+            session.dataTask(with: server.url("/bytes?size=2048"), in: bag) { _, _, _ in
+              finished()
+            }.resume()
+          case 1:
+            let url = server.url("/bytes?size=4096")
+            bag.task {
+              _ = try? await session.data(from: url, in: nil)
+              finished()
+            }
+          case 2:
+            let url = server.url("/slow?size=400000&chunk=16384&interval_ms=1")
+            session.dataTask(with: url, in: bag) { _, _, _ in finished() }.resume()
+          default:
+            session.downloadTask(with: server.url("/bytes?size=3000"), in: bag) { _, _, _ in
+              finished()
+            }.resume()
+          }
+        }
+        if release == 0 {
+          DispatchQueue.global().async { _ = owner.take() }
+        } else if release == 2, let survivor = owner.take() {
+          kept.append(survivor)
         }
       }
-      if release == 0 {
-        DispatchQueue.global().async { _ = owner.take() }
-      } else if release == 2, let survivor = owner.take() {
-        kept.append(survivor)
-      }
+      return kept
     }
     let expected = owners * perOwner
     return (await collect(expected, from: stream, watchdog: 30), expected, kept)
   }
 
-  @Test("complete once each, hundreds across dozens of owners, leaking no descriptors")
-  func dozensOfOwners() async throws {
+  @Test(
+    "complete once each, hundreds across dozens of owners, leaking no descriptors",
+    arguments: TestSeed.fresh(count: 1))
+  func dozensOfOwners(seed: UInt64) async throws {
     try await withServer { server in
-      let seed = TestSeed.fresh()
       print("dozensOfOwners: \(TestSeed.describe(seed))")
       var generator = SeededGenerator(seed: seed)
       let session = URLSession(configuration: .default)  // URLCache.shared, no delegate
       defer { session.finishTasksAndInvalidate() }
       let counter = CallCounter()
-      let first = await mixedLoad(
-        server: server, session: session, owners: 24, perOwner: 8, phase: 0, generator: &generator,
-        counter: counter)
-      #expect(
-        first.arrived == first.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 0")
-      let descriptorsAfterFirst = try openFileDescriptorCount()
-      let second = await mixedLoad(
-        server: server, session: session, owners: 24, perOwner: 8, phase: 1, generator: &generator,
-        counter: counter)
-      #expect(
-        second.arrived == second.expected, "\(TestSeed.describe(seed)): watchdog fired in phase 1")
-      let descriptorsAfterSecond = try openFileDescriptorCount()
-      print(
-        "dozensOfOwners: \(first.expected + second.expected) requests, descriptors after phase 0:"
-          + " \(descriptorsAfterFirst), after phase 1: \(descriptorsAfterSecond)")
+      var expected = 0
+      var kept: [Owner] = []
+      var descriptors: [Int] = []  // after each phase
+      for phase in 0..<2 {
+        let load = await mixedLoad(
+          server: server, session: session, owners: 24, perOwner: 8, phase: phase,
+          generator: &generator, counter: counter)
+        #expect(
+          load.arrived == load.expected,
+          "\(TestSeed.describe(seed)): watchdog fired in phase \(phase)")
+        expected += load.expected
+        kept += load.kept
+        descriptors.append(try openFileDescriptorCount())
+      }
+      print("dozensOfOwners: \(expected) requests, descriptors after each phase: \(descriptors)")
       let counts = counter.counts
-      #expect(counts.count == first.expected + second.expected, "\(TestSeed.describe(seed))")
+      #expect(counts.count == expected, "\(TestSeed.describe(seed))")
       #expect(
         counts.values.allSatisfy { $0 == 1 }, "\(TestSeed.describe(seed)): a handler ran twice")
       // A leak grows with the requests (192 per phase); the connection pool does not.
       #expect(
-        descriptorsAfterSecond - descriptorsAfterFirst < 24,
-        "\(TestSeed.describe(seed)): \(descriptorsAfterFirst) → \(descriptorsAfterSecond) descriptors"
-      )
-      #expect((first.kept + second.kept).allSatisfy { $0.cancelBag.count == 0 })
+        descriptors[1] - descriptors[0] < 24,
+        "\(TestSeed.describe(seed)): \(descriptors[0]) → \(descriptors[1]) descriptors")
+      #expect(kept.allSatisfy { $0.cancelBag.count == 0 })
     }
   }
 
@@ -228,8 +242,8 @@ struct CancellationLoadTests {
       let outcomes = CallCounter()  // by Outcome
       let (stream, completed) = AsyncStream<Int>.makeStream()
       let count = Self.racesPerKind
-      for id in 0..<count {
-        let owner = Slot(Owner())
+      // Drawn here, the tasks made on a thread of their own: URLSession's calls wait on Linux.
+      let plan = (0..<count).map { _ in
         let url: URL
         switch random.below(3) {
         case 0: url = cachedURL
@@ -238,22 +252,28 @@ struct CancellationLoadTests {
         }
         let bindFirst = random.chance(50)
         let delay = random.below(30)  // 0: release at once; else after that many milliseconds
-        owner.peek { owner in
-          let task = session.dataTask(with: url) { _, response, error in
-            calls.record(id)
-            outcomes.record(
-              Outcome(answered: error == nil && response != nil, error: error).rawValue)
-            completed.yield(id)
+        return (url: url, bindFirst: bindFirst, delay: delay)
+      }
+      await onNewThread {
+        for (id, (url, bindFirst, delay)) in plan.enumerated() {
+          let owner = Slot(Owner())
+          owner.peek { owner in
+            let task = session.dataTask(with: url) { _, response, error in
+              calls.record(id)
+              outcomes.record(
+                Outcome(answered: error == nil && response != nil, error: error).rawValue)
+              completed.yield(id)
+            }
+            if bindFirst { owner!.autoCancel(task) }
+            task.resume()
+            if !bindFirst { owner!.autoCancel(task) }
           }
-          if bindFirst { owner!.autoCancel(task) }
-          task.resume()
-          if !bindFirst { owner!.autoCancel(task) }
-        }
-        if delay == 0 {
-          DispatchQueue.global().async { _ = owner.take() }
-        } else {
-          DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
-            _ = owner.take()
+          if delay == 0 {
+            DispatchQueue.global().async { _ = owner.take() }
+          } else {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+              _ = owner.take()
+            }
           }
         }
       }
@@ -262,8 +282,9 @@ struct CancellationLoadTests {
       #expect(calls.counts.values.allSatisfy { $0 == 1 }, "\(context): a handler ran twice")
       #expect(outcomes.counts[2] == nil, "\(context): an outcome other than an answer or a cancel")
       // The session survived every cancel.
-      let (data, _, error) = await completion { handler in
-        session.dataTask(with: server.url("/bytes?size=32"), completionHandler: handler).resume()
+      let after = server.url("/bytes?size=32")
+      let (data, _, error) = await completionOnNewThread { handler in
+        session.dataTask(with: after, completionHandler: handler).resume()
       }
       #expect(error == nil && data?.count == 32, "\(context)")
       print(

@@ -32,12 +32,11 @@ final class EchoProtocol: URLProtocol {
 }
 
 /// How the session of a request finds its protocol classes.
-enum ProtocolRegistration: String, CaseIterable, CustomTestStringConvertible, Sendable {
+enum ProtocolRegistration: String, TestArgument {
   /// In the session's configuration.
   case configuration
   /// Registered process-wide, for `URLSession.shared`.
   case registered
-  var testDescription: String { rawValue }
 }
 
 @Suite("URL protocol classes", .serialized, timeLimit(minutes: 1))
@@ -74,12 +73,10 @@ struct ProtocolClassesTests {
       let url = URL(string: "\(EchoProtocol.scheme)://stub/profile")!
       let (data, _) = try await session.data(from: url, in: bag)
       #expect(String(decoding: data, as: UTF8.self) == "echo /profile")
-      let handed = await withCheckedContinuation { continuation in
-        session.dataTask(with: url, in: bag) { data, _, _ in
-          continuation.resume(returning: data.map { String(decoding: $0, as: UTF8.self) })
-        }.resume()
+      let (handed, _, _) = await completionOnNewThread { handler in
+        session.dataTask(with: url, in: bag, completionHandler: handler).resume()
       }
-      #expect(handed == "echo /profile")
+      #expect(handed.map { String(decoding: $0, as: UTF8.self) } == "echo /profile")
       let (body, _) = try await session.stream(for: URLRequest(url: url), in: bag)
       var streamed = Data()
       for try await chunk in body { streamed.append(chunk) }

@@ -68,17 +68,18 @@ struct RedirectRaceTests {
 
   @Test("end a redirect loop as Foundation does: URLError(.httpTooManyRedirects)")
   func loopEnds() async throws {
-    let server = TestServer()
-    try server.start()
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    let bag = CancelBag()
-    await #expect {
-      _ = try await session.stream(for: URLRequest(url: server.url("/loop")), in: bag)
-    } throws: { ($0 as? URLError)?.code == .httpTooManyRedirects }
-    let (_, _, error) = await completion { handler in
-      session.dataTask(with: server.url("/loop"), in: bag, completionHandler: handler).resume()
+    try await withServer { server in
+      await withEphemeralSession { session in
+        let bag = CancelBag()
+        let url = server.url("/loop")
+        await #expect {
+          _ = try await session.stream(for: URLRequest(url: url), in: bag)
+        } throws: { ($0 as? URLError)?.code == .httpTooManyRedirects }
+        let (_, _, error) = await completionOnNewThread { handler in
+          session.dataTask(with: url, in: bag, completionHandler: handler).resume()
+        }
+        #expect((error as? URLError)?.code == .httpTooManyRedirects)
+      }
     }
-    #expect((error as? URLError)?.code == .httpTooManyRedirects)
   }
 }

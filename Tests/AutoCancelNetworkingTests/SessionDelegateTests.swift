@@ -58,15 +58,15 @@ struct SessionDelegateTests {
     try await withServer { server in
       let delegate = DecidingDelegate(
         credential: URLCredential(user: "user", password: "secret", persistence: .none))
-      let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-      defer { session.finishTasksAndInvalidate() }
-      let (body, response) = try await session.stream(
-        for: URLRequest(url: authURL(on: server)), in: nil)
-      var total = 0
-      for try await chunk in body { total += chunk.count }
-      #expect((response as? HTTPURLResponse)?.statusCode == 200)
-      #expect(total == 64)
-      #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+      try await withEphemeralSession(delegate: delegate) { session in
+        let (body, response) = try await session.stream(
+          for: URLRequest(url: authURL(on: server)), in: nil)
+        var total = 0
+        for try await chunk in body { total += chunk.count }
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(total == 64)
+        #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+      }
     }
   }
 
@@ -74,31 +74,32 @@ struct SessionDelegateTests {
   func streamChallengeRefused() async throws {
     try await withServer { server in
       let delegate = DecidingDelegate(credential: nil)
-      let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-      defer { session.finishTasksAndInvalidate() }
-      let bag = CancelBag()
-      await #expect {
-        let (body, _) = try await session.stream(for: URLRequest(url: authURL(on: server)), in: bag)
-        for try await _ in body {}
-      } throws: { !($0 is CancellationError) }
-      #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
-      #expect(bag.count == 0)
+      await withEphemeralSession(delegate: delegate) { session in
+        let bag = CancelBag()
+        await #expect {
+          let (body, _) = try await session.stream(
+            for: URLRequest(url: authURL(on: server)), in: bag)
+          for try await _ in body {}
+        } throws: { !($0 is CancellationError) }
+        #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+        #expect(bag.count == 0)
+      }
     }
   }
 
   @Test("stream a 401 as the answer when the session has no delegate to answer its challenge")
   func streamChallengeUnanswered() async throws {
     try await withServer { server in
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      let bag = CancelBag()
-      let (body, response) = try await session.stream(
-        for: URLRequest(url: authURL(on: server)), in: bag)
-      var total = 0
-      for try await chunk in body { total += chunk.count }
-      #expect((response as? HTTPURLResponse)?.statusCode == 401)
-      #expect(total > 0)
-      #expect(bag.count == 0)
+      try await withEphemeralSession { session in
+        let bag = CancelBag()
+        let (body, response) = try await session.stream(
+          for: URLRequest(url: authURL(on: server)), in: bag)
+        var total = 0
+        for try await chunk in body { total += chunk.count }
+        #expect((response as? HTTPURLResponse)?.statusCode == 401)
+        #expect(total > 0)
+        #expect(bag.count == 0)
+      }
     }
   }
 
@@ -106,13 +107,13 @@ struct SessionDelegateTests {
   func streamRedirectRefused() async throws {
     try await withServer { server in
       let delegate = DecidingDelegate(credential: nil, followsRedirects: false)
-      let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-      defer { session.finishTasksAndInvalidate() }
-      let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused")
-      let (body, response) = try await session.stream(for: URLRequest(url: url), in: nil)
-      for try await _ in body {}
-      #expect((response as? HTTPURLResponse)?.statusCode == 302)
-      #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+      try await withEphemeralSession(delegate: delegate) { session in
+        let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused")
+        let (body, response) = try await session.stream(for: URLRequest(url: url), in: nil)
+        for try await _ in body {}
+        #expect((response as? HTTPURLResponse)?.statusCode == 302)
+        #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
+      }
     }
   }
 
@@ -120,16 +121,16 @@ struct SessionDelegateTests {
   func dataTaskRedirectRefused() async throws {
     try await withServer { server in
       let delegate = DecidingDelegate(credential: nil, followsRedirects: false)
-      let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-      defer { session.finishTasksAndInvalidate() }
-      let bag = CancelBag()
-      let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused-task")
-      let (_, response, error) = await completion { handler in
-        session.dataTask(with: url, in: bag, completionHandler: handler).resume()
+      await withEphemeralSession(delegate: delegate) { session in
+        let bag = CancelBag()
+        let url = server.url("/redirect?to=/bytes%3Fsize%3D10&id=refused-task")
+        let (_, response, error) = await completionOnNewThread { handler in
+          session.dataTask(with: url, in: bag, completionHandler: handler).resume()
+        }
+        #expect(error == nil)
+        #expect((response as? HTTPURLResponse)?.statusCode == 302)
+        #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
       }
-      #expect(error == nil)
-      #expect((response as? HTTPURLResponse)?.statusCode == 302)
-      #expect(delegate.askedBy.current == [ObjectIdentifier(session)])
     }
   }
 }

@@ -11,24 +11,17 @@ import Testing
 
 @Suite("Shared URLSession requests", timeLimit(minutes: 1))
 struct SharedRequestsURLSessionTests {
-  /// A slow body: long enough that callers can join, leave and be seen leaving mid-transfer.
-  static func slowRequest(
-    _ server: LoopbackHTTPServer, id: String, size: Int = 4_000_000, intervalMilliseconds: Int = 5
-  ) -> URLRequest {
-    URLRequest(
-      url: server.url(
-        "/slow?size=\(size)&chunk=16384&interval_ms=\(intervalMilliseconds)&id=\(id)"))
-  }
+  /// Each test's own: Swift Testing makes the suite anew for every test.
+  let session = makeCachingSession()
+  let shared = SharedURLRequests()
 
   @Test("download once for several owners, who all get the body")
   func downloadsOnce() async throws {
     try await withServer { server in
-      let session = makeCachingSession()
-      let shared = SharedURLRequests()
       // About 20 s at the server's pace: the last owner joins long before the body ends. If it
       // ever did not, the test fails with a message rather than passing by luck.
-      let request = Self.slowRequest(
-        server, id: "once", size: 16_000_000, intervalMilliseconds: 20)
+      let request = URLRequest(
+        url: server.url("/slow?size=16000000&chunk=16384&interval_ms=20&id=once"))
       let owners = (0..<4).map { _ in Owner() }
       let tasks = owners.map { owner in
         owner.cancelBag.task { try await shared.data(for: request, session: session) }
@@ -50,12 +43,9 @@ struct SharedRequestsURLSessionTests {
   @Test("go on for the other owners when one owner goes away")
   func oneOwnerLeaves() async throws {
     try await withServer { server in
-      let session = makeCachingSession()
-      let shared = SharedURLRequests()
       // Too slow to finish during the test, however loaded the machine: the second owner joins
       // it for sure, and only the test ends it.
-      let request = Self.slowRequest(
-        server, id: "stay", size: 50_000_000, intervalMilliseconds: 20)
+      let request = URLRequest(url: server.longBodyURL(id: "stay"))
       var leaving: Owner? = Owner()
       let staying = Owner()
       let left = leaving!.cancelBag.task { try await shared.data(for: request, session: session) }
@@ -81,11 +71,8 @@ struct SharedRequestsURLSessionTests {
   @Test("cancel the download at the server when the last owner goes away")
   func lastOwnerLeaves() async throws {
     try await withServer { server in
-      let session = makeCachingSession()
-      let shared = SharedURLRequests()
       // Too slow to finish during the test, however loaded the machine: only a cancel ends it.
-      let request = Self.slowRequest(
-        server, id: "all-gone", size: 50_000_000, intervalMilliseconds: 20)
+      let request = URLRequest(url: server.longBodyURL(id: "all-gone"))
       var owners: [Owner] = [Owner(), Owner()]
       let tasks = owners.map { owner in
         owner.cancelBag.task { try await shared.data(for: request, session: session) }

@@ -60,6 +60,19 @@ struct SharedRequestsTests {
       waiter?.resume(with: result)
     }
 
+    /// Starts `count` callers of `key` on `shared`, each sharing this request, and returns
+    /// them once the request has started.
+    func callers<Key>(
+      _ count: Int, of key: Key, on shared: SharedRequests<Key, Int>,
+      sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> [Task<Int, any Error>] {
+      let callers = (0..<count).map { _ in
+        Task { try await shared.value(for: key, operation: run) }
+      }
+      await started(sourceLocation: sourceLocation)
+      return callers
+    }
+
     func started(sourceLocation: SourceLocation = #_sourceLocation) async {
       await waitUntil("the request starts", sourceLocation: sourceLocation) { starts > 0 }
     }
@@ -77,10 +90,7 @@ struct SharedRequestsTests {
   func runsOnce() async throws {
     let shared = SharedRequests<String, Int>()
     let request = Request()
-    let callers = (0..<5).map { _ in
-      Task { try await shared.value(for: "a", operation: request.run) }
-    }
-    await request.started()
+    let callers = await request.callers(5, of: "a", on: shared)
     #expect(shared.count == 1)
     await waitUntil("all five callers share the request") { shared.callerCount(for: "a") == 5 }
     #expect(shared.callerCount(for: "b") == 0)
@@ -116,10 +126,7 @@ struct SharedRequestsTests {
   func lastCallerLeaves() async {
     let shared = SharedRequests<String, Int>()
     let request = Request()
-    let callers = (0..<3).map { _ in
-      Task { try await shared.value(for: "a", operation: request.run) }
-    }
-    await request.started()
+    let callers = await request.callers(3, of: "a", on: shared)
     for caller in callers { caller.cancel() }
     await request.cancelled()
     #expect(request.cancellations == [.ownerGone])
@@ -160,10 +167,7 @@ struct SharedRequestsTests {
   func failurePropagates() async {
     let shared = SharedRequests<String, Int>()
     let request = Request()
-    let callers = (0..<3).map { _ in
-      Task { try await shared.value(for: "a", operation: request.run) }
-    }
-    await request.started()
+    let callers = await request.callers(3, of: "a", on: shared)
     request.complete(with: .failure(Failure()))
     for caller in callers {
       await #expect(throws: Failure.self) { try await caller.value }
@@ -190,10 +194,7 @@ struct SharedRequestsTests {
     let result = Int(truncatingIfNeeded: seed)
     let shared = SharedRequests<Int, Int>()
     let request = Request()
-    let callers = (0..<Int(random.next() % 4 + 1)).map { _ in
-      Task { try await shared.value(for: 1, operation: request.run) }
-    }
-    await request.started()
+    let callers = await request.callers(Int(random.next() % 4 + 1), of: 1, on: shared)
     // A caller still on its way in would find the result gone and rightly start anew.
     await waitUntil("every caller shares the request, \(TestSeed.describe(seed))") {
       shared.callerCount(for: 1) == callers.count

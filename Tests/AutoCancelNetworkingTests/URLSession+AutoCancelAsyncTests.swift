@@ -11,11 +11,25 @@ import Testing
 
 @Suite("Async URLSession calls bound to a bag", timeLimit(minutes: 1))
 struct URLSessionAutoCancelAsyncTests {
+  /// Waits until the request `id` is mid-body, runs `cancel`, and checks what a cancel there
+  /// leads to: `call` throws CancellationError, the server sees the client leave, and `bag`
+  /// holds nothing.
+  func expectCancelledMidBody<Success>(
+    _ call: Task<Success, any Error>, id: String, on server: LoopbackHTTPServer,
+    bag: CancelBag, sourceLocation: SourceLocation = #_sourceLocation, by cancel: () -> Void
+  ) async {
+    await server.expectRecord(id: id, sourceLocation: sourceLocation) { $0.bytesSent >= 65_536 }
+    cancel()
+    await #expect(throws: CancellationError.self, sourceLocation: sourceLocation) {
+      _ = try await call.value
+    }
+    await server.expectRecord(id: id, sourceLocation: sourceLocation) { $0.clientWentAway }
+    #expect(bag.count == 0, sourceLocation: sourceLocation)
+  }
 
   @Test("return the body and leave the bag when they complete")
   func dataCompletes() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let (data, response) = try await makeCachingSession().data(
         from: server.url("/bytes?size=4096"), in: bag)
       #expect(data.count == 4096)
@@ -26,57 +40,39 @@ struct URLSessionAutoCancelAsyncTests {
 
   @Test("throw CancellationError when the bag ends mid-download, and the server sees it")
   func bagEndsMidDownload() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-bag")
-      Task {
-        await server.expectRecord(id: "async-bag") { $0.bytesSent >= 65_536 }
+    try await withServerAndBag { server, bag in
+      let url = server.longBodyURL(id: "async-bag")
+      let call = Task { try await makeCachingSession().data(from: url, in: bag) }
+      await expectCancelledMidBody(call, id: "async-bag", on: server, bag: bag) {
         bag.end(reason: .custom("screen closed"))
       }
-      await #expect(throws: CancellationError.self) {
-        _ = try await makeCachingSession().data(from: url, in: bag)
-      }
-      let record = try #require(await server.waitForRecord(id: "async-bag"))
-      #expect(record.clientWentAway)
-      #expect(bag.count == 0)
     }
   }
 
   @Test("throw CancellationError when the awaiting task is cancelled, and the server sees it")
   func swiftTaskCancelled() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-task")
+    try await withServerAndBag { server, bag in
+      let url = server.longBodyURL(id: "async-task")
       let task = Task { try await makeCachingSession().data(from: url, in: bag) }
-      await server.expectRecord(id: "async-task") { $0.bytesSent >= 65_536 }
-      task.cancel()
-      await #expect(throws: CancellationError.self) { _ = try await task.value }
+      await expectCancelledMidBody(task, id: "async-task", on: server, bag: bag) { task.cancel() }
       #expect((await task.result).isCancellationFailure)
-      let record = try #require(await server.waitForRecord(id: "async-task"))
-      #expect(record.clientWentAway)
-      #expect(bag.count == 0)
     }
   }
 
   @Test("inside a bag task, stop when the bag cancels all its work")
   func bagTaskCancelAll() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=async-key")
+    try await withServerAndBag { server, bag in
+      let url = server.longBodyURL(id: "async-key")
       let task = bag.task { try await makeCachingSession().data(from: url, in: nil) }
-      await server.expectRecord(id: "async-key") { $0.bytesSent >= 65_536 }
-      bag.cancelAll(reason: .replaced)
-      await #expect(throws: CancellationError.self) { _ = try await task.value }
-      let record = try #require(await server.waitForRecord(id: "async-key"))
-      #expect(record.clientWentAway)
-      #expect(bag.count == 0)
+      await expectCancelledMidBody(task, id: "async-key", on: server, bag: bag) {
+        bag.cancelAll(reason: .replaced)
+      }
     }
   }
 
   @Test("throw at once, sending nothing, when the bag already ended")
   func endedBag() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       bag.end(reason: .ownerGone)
       await #expect(throws: CancellationError.self) {
         _ = try await URLSession.shared.data(from: server.url("/bytes?size=1&id=never"), in: bag)
@@ -104,8 +100,7 @@ struct URLSessionAutoCancelAsyncTests {
 
   @Test("upload a body and download a file")
   func uploadAndDownload() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let session = makeCachingSession()
       var request = URLRequest(url: server.url("/upload"))
       request.httpMethod = "POST"

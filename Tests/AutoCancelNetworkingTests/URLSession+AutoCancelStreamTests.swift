@@ -14,8 +14,7 @@ struct URLSessionAutoCancelStreamTests {
 
   @Test("deliver the whole body in chunks, then leave the bag")
   func wholeBody() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let (body, response) = try await makeCachingSession().stream(
         for: URLRequest(url: server.url("/slow?size=100000&chunk=10000&interval_ms=1")), in: bag)
       #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -29,10 +28,8 @@ struct URLSessionAutoCancelStreamTests {
   @Test(
     "throw CancellationError mid-stream when the bag ends, and the server sees the client leave")
   func bagEndsMidStream() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=stream-bag")
-      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    try await withServerAndBag { server, bag in
+      let body = try await server.streamLongBody(id: "stream-bag", in: bag)
       var received = 0
       await #expect(throws: CancellationError.self) {
         for try await chunk in body {
@@ -40,18 +37,15 @@ struct URLSessionAutoCancelStreamTests {
           if received >= 65_536 { bag.end(reason: .custom("closed")) }
         }
       }
-      let record = try #require(await server.waitForRecord(id: "stream-bag", timeout: 30))
-      #expect(record.clientWentAway)
+      await server.expectRecord(id: "stream-bag") { $0.clientWentAway }
       #expect(bag.count == 0)
     }
   }
 
   @Test("stop the transfer when the consumer stops iterating")
   func consumerStops() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=stream-leave")
-      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    try await withServerAndBag { server, bag in
+      let body = try await server.streamLongBody(id: "stream-leave", in: bag)
       let (reading, started) = AsyncStream<Void>.makeStream()
       let reader = Task {
         for try await _ in body { started.yield() }
@@ -61,16 +55,14 @@ struct URLSessionAutoCancelStreamTests {
       for await _ in reading { break }
       reader.cancel()
       _ = await reader.result
-      let record = try #require(await server.waitForRecord(id: "stream-leave", timeout: 30))
-      #expect(record.clientWentAway)
+      await server.expectRecord(id: "stream-leave") { $0.clientWentAway }
       #expect(bag.count == 0)
     }
   }
 
   @Test("throw CancellationError at once when the bag already ended")
   func endedBag() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       bag.end(reason: .timedOut)
       await #expect(throws: CancellationError.self) {
         _ = try await URLSession.shared.stream(
@@ -81,15 +73,13 @@ struct URLSessionAutoCancelStreamTests {
 
   @Test("throw CancellationError when the awaiting task is cancelled before the head arrives")
   func cancelledBeforeHead() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let url = server.url("/delay?ms=20000&size=10&id=stream-head")
       let task = Task { try await makeCachingSession().stream(for: URLRequest(url: url), in: bag) }
       await server.expectRecord(id: "stream-head") { _ in true }
       task.cancel()
       await #expect(throws: CancellationError.self) { _ = try await task.value }
-      let record = try #require(await server.waitForRecord(id: "stream-head"))
-      #expect(record.clientWentAway)
+      await server.expectRecord(id: "stream-head") { $0.clientWentAway }
     }
   }
 }

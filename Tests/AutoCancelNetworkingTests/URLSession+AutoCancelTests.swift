@@ -17,14 +17,11 @@ struct URLSessionAutoCancelTests {
 
   @Test("deliver the body of a completed request and leave the bag")
   func completedRequestLeavesTheBag() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let session = makeCachingSession()
-      let (data, response, error) = await completion { done in
-        session.dataTask(
-          with: server.url("/bytes?size=2048&id=ok"), in: bag, completionHandler: done
-        )
-        .resume()
+      let url = server.url("/bytes?size=2048&id=ok")
+      let (data, response, error) = await completionOnNewThread { done in
+        session.dataTask(with: url, in: bag, completionHandler: done).resume()
       }
       #expect(error == nil)
       #expect(data?.count == 2048)
@@ -38,8 +35,9 @@ struct URLSessionAutoCancelTests {
     try await withServer { server in
       let bag = CancelBag(label: nil, switches: DiagnosticSwitches(keepsCallSites: true))
       let session = makeCachingSession()
+      let url = server.url("/bytes?size=1&id=site")
       let line = #line + 1
-      _ = session.dataTask(with: server.url("/bytes?size=1&id=site"), in: bag) { _, _, _ in }
+      _ = await onNewThread { session.dataTask(with: url, in: bag) { _, _, _ in } }
       #expect(bag.snapshot().first?.callSite == CallSite(fileID: #fileID, line: UInt(line)))
       bag.end()
     }
@@ -58,23 +56,19 @@ struct URLSessionAutoCancelTests {
       // test may release the owner late, which says nothing of the cancel.
       let size = 100_000_000
       let url = server.url("/slow?size=\(size)&chunk=16384&interval_ms=10&id=mid")
-      let sentAtRelease = Protected(0)
-      let result = await withCheckedContinuation { continuation in
+      let ended = Completion<Data>()
+      await onNewThread {
         owner.peek { owner in
-          session.dataTask(with: url, in: owner!.cancelBag) { _, _, error in
-            continuation.resume(returning: error)
-          }.resume()
-        }
-        Task {
-          await server.expectRecord(id: "mid") { $0.bytesSent >= 65_536 }
-          let sent = server.record(id: "mid")?.bytesSent ?? 0
-          sentAtRelease.withLock { $0 = sent }
-          _ = owner.take()  // the last reference: the owner's deinit ends its bag
+          session.dataTask(with: url, in: owner!.cancelBag, completionHandler: ended.handler)
+            .resume()
         }
       }
-      #expect((result as? URLError)?.code == .cancelled)
+      await server.expectRecord(id: "mid") { $0.bytesSent >= 65_536 }
+      let sentAtRelease = server.record(id: "mid")?.bytesSent ?? 0
+      _ = owner.take()  // the last reference: the owner's deinit ends its bag
+      #expect((await ended.error as? URLError)?.code == .cancelled)
       let record = try #require(await server.waitForRecord(id: "mid"))
-      let sentAfter = record.bytesSent - sentAtRelease.current
+      let sentAfter = record.bytesSent - sentAtRelease
       print("owner released mid-download: the server sent \(sentAfter) bytes after the release")
       #expect(record.clientWentAway)
       #expect(!record.completed)
@@ -86,16 +80,15 @@ struct URLSessionAutoCancelTests {
     "report URLError(.cancelled) once when the bag ends between their making and resume(), and the server finishes nothing"
   )
   func endedBeforeResume() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       let session = makeCachingSession()
       let counter = CallCounter()
       // The server would hold the head for 20 s: a request that got through is cut before it.
       let url = server.url("/delay?ms=20000&size=2048&id=early")
-      let error = await withCheckedContinuation { continuation in
-        let task = session.dataTask(with: url, in: bag) { _, _, error in
+      let (_, _, error) = await completionOnNewThread { done in
+        let task = session.dataTask(with: url, in: bag) { data, response, error in
           counter.record(0)
-          continuation.resume(returning: error)
+          done(data, response, error)
         }
         bag.end(reason: .custom("signed out"))
         task.resume()  // may come before the bag's cancel, which never runs inline
@@ -113,35 +106,37 @@ struct URLSessionAutoCancelTests {
 
   @Test("report URLError(.cancelled) and send nothing when made in a bag that had ended")
   func taskInEndedBag() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       bag.end(reason: .timedOut)
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      for index in 0..<20 {
-        let (data, _, error) = await completion { done in
-          let task = session.dataTask(
-            with: server.url("/bytes?size=10&id=ended-\(index)"), in: bag, completionHandler: done)
-          #expect(task.state == .canceling || task.state == .completed)
-          task.resume()
+      try await withEphemeralSession { session in
+        for index in 0..<20 {
+          let url = server.url("/bytes?size=10&id=ended-\(index)")
+          // Read on the thread that made the task, before the helper's call returned to it.
+          let cancelledWhenMade = Protected(false)
+          let (data, _, error) = await completionOnNewThread { done in
+            let task = session.dataTask(with: url, in: bag, completionHandler: done)
+            cancelledWhenMade.withLock { $0 = task.state == .canceling || task.state == .completed }
+            task.resume()
+          }
+          #expect(cancelledWhenMade.current, "the task was not cancelled when the helper returned")
+          #expect(data == nil)
+          #expect((error as? URLError)?.code == .cancelled)
         }
-        #expect(data == nil)
-        #expect((error as? URLError)?.code == .cancelled)
+        // A request sent afterwards arrives; none of the cancelled ones did.
+        _ = try await session.data(from: server.url("/bytes?size=10&id=after"), in: nil)
+        #expect(server.records.map(\.id) == ["after"])
       }
-      // A request sent afterwards arrives; none of the cancelled ones did.
-      _ = try await session.data(from: server.url("/bytes?size=10&id=after"), in: nil)
-      #expect(server.records.map(\.id) == ["after"])
     }
   }
 
   @Test("send an upload's body and leave the bag")
   func uploadTaskCompletes() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      var request = URLRequest(url: server.url("/upload?id=up"))
-      request.httpMethod = "POST"
+    try await withServerAndBag { server, bag in
+      var post = URLRequest(url: server.url("/upload?id=up"))
+      post.httpMethod = "POST"
+      let request = post
       let body = Data(repeating: 7, count: 3000)
-      let (data, _, error) = await completion { done in
+      let (data, _, error) = await completionOnNewThread { done in
         makeCachingSession().uploadTask(with: request, from: body, in: bag, completionHandler: done)
           .resume()
       }
@@ -153,18 +148,20 @@ struct URLSessionAutoCancelTests {
 
   @Test("hand over a download's file and leave the bag")
   func downloadTaskCompletes() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let sizes: (Int?, (any Error)?) = await withCheckedContinuation { continuation in
-        makeCachingSession().downloadTask(with: server.url("/bytes?size=5000"), in: bag) {
-          file, _, error in
+    try await withServerAndBag { server, bag in
+      let url = server.url("/bytes?size=5000")
+      // The file goes when the handler returns: the handler hands on its size.
+      let ended = Completion<Int>()
+      await onNewThread {
+        makeCachingSession().downloadTask(with: url, in: bag) { file, response, error in
           let size = file.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path) }
             .flatMap { $0[.size] as? Int }
-          continuation.resume(returning: (size, error))
+          ended.handler(size, response, error)
         }.resume()
       }
-      #expect(sizes.1 == nil)
-      #expect(sizes.0 == 5000)
+      let (size, _, error) = await ended.result
+      #expect(error == nil)
+      #expect(size == 5000)
       #expect(bag.count == 0)
     }
   }
@@ -173,28 +170,23 @@ struct URLSessionAutoCancelTests {
     "report URLError(.cancelled) when a download is cancelled midway, and the server sees the client leave"
   )
   func downloadCancelled() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=dl")
-      let error = await withCheckedContinuation { continuation in
-        makeCachingSession().downloadTask(with: url, in: bag) { _, _, error in
-          continuation.resume(returning: error)
-        }.resume()
-        Task {
-          await server.expectRecord(id: "dl") { $0.bytesSent >= 65_536 }
-          bag.cancelAll(reason: .custom("paused"))
-        }
+    try await withServerAndBag { server, bag in
+      let url = server.longBodyURL(id: "dl")
+      let ended = Completion<URL>()
+      await onNewThread {
+        makeCachingSession().downloadTask(with: url, in: bag, completionHandler: ended.handler)
+          .resume()
       }
-      #expect((error as? URLError)?.code == .cancelled)
-      let record = try #require(await server.waitForRecord(id: "dl"))
-      #expect(record.clientWentAway)
+      await server.expectRecord(id: "dl") { $0.bytesSent >= 65_536 }
+      bag.cancelAll(reason: .custom("paused"))
+      #expect((await ended.error as? URLError)?.code == .cancelled)
+      await server.expectRecord(id: "dl") { $0.clientWentAway }
     }
   }
 
   /// How a request ends.
-  enum Ending: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum Ending: String, TestArgument {
     case completes, cancelledMidTransfer, cancelledBeforeResume
-    var testDescription: String { rawValue }
   }
 
   @Test(
@@ -215,20 +207,22 @@ struct URLSessionAutoCancelTests {
         ending == .completes
         ? server.url("/bytes?size=2048&id=\(id)")
         : server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
-      let (handlerQueue, error) = await withCheckedContinuation { continuation in
-        let task = session.dataTask(with: url, in: bag) { _, _, error in
-          continuation.resume(returning: (OperationQueue.current.map(ObjectIdentifier.init), error))
+      let handlerQueue = Slot<ObjectIdentifier>(nil)
+      let ended = Completion<Data>()
+      await onNewThread {
+        let task = session.dataTask(with: url, in: bag) { data, response, error in
+          OperationQueue.current.map { handlerQueue.put(ObjectIdentifier($0)) }
+          ended.handler(data, response, error)
         }
         if ending == .cancelledBeforeResume { bag.end() }
         task.resume()
-        if ending == .cancelledMidTransfer {
-          Task {
-            await server.expectRecord(id: id) { $0.bytesSent > 0 }
-            bag.cancelAll()
-          }
-        }
       }
-      #expect(handlerQueue == delegateQueue, "the handler ran on another queue")
+      if ending == .cancelledMidTransfer {
+        await server.expectRecord(id: id) { $0.bytesSent > 0 }
+        bag.cancelAll()
+      }
+      let error = await ended.error
+      #expect(handlerQueue.take() == delegateQueue, "the handler ran on another queue")
       if ending == .completes {
         #expect(error == nil)
       } else {

@@ -13,10 +13,8 @@ import Testing
 struct URLSessionDataStreamTests {
   @Test("stops the transfer at the server when the loop is left, even while the body is kept")
   func leavingTheLoopStopsTheTransfer() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=break")
-      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    try await withServerAndBag { server, bag in
+      let body = try await server.streamLongBody(id: "break", in: bag)
       for try await _ in body { break }
       let record = await server.waitForRecord(
         id: "break", timeout: 30, where: { $0.clientWentAway })
@@ -29,10 +27,8 @@ struct URLSessionDataStreamTests {
 
   @Test("ends the loop with CancellationError when the iterating task is cancelled")
   func cancelledConsumerThrows() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=consumer")
-      let (body, _) = try await makeCachingSession().stream(for: URLRequest(url: url), in: bag)
+    try await withServerAndBag { server, bag in
+      let body = try await server.streamLongBody(id: "consumer", in: bag)
       let (reading, started) = AsyncStream<Void>.makeStream()
       let reader = Task { () async throws -> Int in
         var total = 0

@@ -20,24 +20,37 @@ struct URLSessionSavingsTests {
     URLSessionSavings.enable()
   }
 
-  /// Runs `body` with a server of its own and `counted`, what was counted for the server's
-  /// port since it started.
+  /// Runs `body` with a server of its own, a new bag, and `counted`, what was counted for the
+  /// server's port since it started.
   func withCountedServer(
-    _ body: (LoopbackHTTPServer, _ counted: @escaping @Sendable () -> URLSessionSavings)
+    _ body:
+      (LoopbackHTTPServer, CancelBag, _ counted: @escaping @Sendable () -> URLSessionSavings)
       async throws -> Void
   ) async throws {
-    try await withServer { server in
+    try await withServerAndBag { server, bag in
       let before = SavingsAccount.shared.account(port: server.port)
-      try await body(server) { SavingsAccount.shared.account(port: server.port).since(before) }
+      try await body(server, bag) {
+        SavingsAccount.shared.account(port: server.port).since(before)
+      }
     }
+  }
+
+  /// Ends `bag`, whose requests have all ended, and checks that the account counted nothing
+  /// for the server.
+  func expectNothingCounted(
+    afterEnding bag: CancelBag, _ counted: () -> URLSessionSavings,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    bag.end()
+    await libraryQueueDrained()
+    #expect(counted() == URLSessionSavings(), sourceLocation: sourceLocation)
   }
 
   @Test(
     "counts a request cancelled before it is sent as not sent, and the server sees nothing",
     arguments: [BoundForm.asyncCall, .completionHandler, .stream])
   func notSent(form: BoundForm) async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       bag.end()
       await form.start(server.url("/bytes?size=10&id=never"), in: bag, session: session).value
       var expected = URLSessionSavings()
@@ -52,18 +65,18 @@ struct URLSessionSavingsTests {
 
   @Test("counts a raw task whose bag ended before it was resumed as not sent")
   func rawTaskNotSent() async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
-      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-      let task = session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
-        reported.yield(error)
+    try await withCountedServer { server, bag, counted in
+      let ended = Completion<Data>()
+      let url = server.url("/bytes?size=10&id=never")
+      let task = await onNewThread {
+        let task = session.dataTask(with: url, completionHandler: ended.handler)
+        bag.add(task)
+        return task
       }
-      bag.add(task)
       bag.end()
       await libraryQueueDrained()
-      task.resume()  // does nothing: the task was cancelled
-      var iterator = errors.makeAsyncIterator()
-      _ = await iterator.next()
+      await onNewThread { task.resume() }  // does nothing: the task was cancelled
+      _ = await ended.result
       var expected = URLSessionSavings()
       expected.cancelledBeforeSent = 1
       #expect(counted() == expected)
@@ -73,18 +86,14 @@ struct URLSessionSavingsTests {
 
   @Test("counts a helper's task that its bag cancelled before the app resumed it as not sent")
   func helperTaskNotSent() async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
-      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-      let session = session
+    try await withCountedServer { server, bag, counted in
+      let ended = Completion<Data>()
+      let url = server.url("/bytes?size=10&id=never")
       let task = await onNewThread {
-        session.dataTask(with: server.url("/bytes?size=10&id=never"), in: bag) { _, _, error in
-          reported.yield(error)
-        }
+        session.dataTask(with: url, in: bag, completionHandler: ended.handler)
       }
       bag.cancelAll()
-      var iterator = errors.makeAsyncIterator()
-      let error = await iterator.next() ?? nil
+      let error = await ended.error
       #expect((error as? URLError)?.code == .cancelled)
       await waitUntil("the cancel is counted") { counted().cancelled > 0 }
       await onNewThread { task.resume() }  // does nothing: the task was cancelled
@@ -101,8 +110,7 @@ struct URLSessionSavingsTests {
     "counts a request cancelled while the server holds its head as awaiting the response",
     arguments: BoundForm.allCases)
   func awaitingResponse(form: BoundForm) async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       let ended = form.start(
         server.url("/delay?ms=60000&size=10&id=held"), in: bag, session: session)
       await server.expectRecord(id: "held") { _ in true }
@@ -121,8 +129,7 @@ struct URLSessionSavingsTests {
     "counts a request cancelled mid-body as receiving it, with the bytes received, within one socket buffer of what the server sent, and the bytes avoided",
     arguments: BoundForm.allCases)
   func receivingBody(form: BoundForm) async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       // 200 KB/s: a client that keeps up holds little in its sockets' buffers.
       let size: Int64 = 50_000_000
       let url = server.url("/slow?size=\(size)&chunk=4096&interval_ms=20&id=body")
@@ -159,8 +166,7 @@ struct URLSessionSavingsTests {
 
   @Test("counts a body of unknown length as such, and nothing as avoided")
   func unknownLength() async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&chunked=1&id=chunked")
       let ended = BoundForm.asyncCall.start(url, in: bag, session: session)
       await server.expectRecord(id: "chunked") { $0.bytesSent >= 65_536 }
@@ -177,8 +183,7 @@ struct URLSessionSavingsTests {
 
   @Test("counts nothing for requests that finished", arguments: BoundForm.allCases)
   func finished(form: BoundForm) async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
+    try await withCountedServer { server, bag, counted in
       await form.start(server.url("/bytes?size=100000&id=whole"), in: bag, session: session).value
       // The server marks the request completed once its last write returned, which may come
       // after the client already holds the whole body.
@@ -186,35 +191,29 @@ struct URLSessionSavingsTests {
       // A raw task's handler runs before URLSession marks the task completed; until then the
       // bag holds it as running, and an end would cancel it (see the type's contract).
       await waitUntil("the bag has let the finished request go") { bag.count == 0 }
-      bag.end()
-      await libraryQueueDrained()
-      #expect(counted() == URLSessionSavings())
+      await expectNothingCounted(afterEnding: bag, counted)
     }
   }
 
   @Test("counts nothing when the app cancels a helper's task itself")
   func appCancels() async throws {
-    try await withCountedServer { server, counted in
-      let bag = CancelBag()
-      let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=by-app")
-      let task = session.dataTask(with: url, in: bag) { _, _, _ in }
-      task.resume()
+    try await withCountedServer { server, bag, counted in
+      let url = server.longBodyURL(id: "by-app")
+      let task = await resumedOnNewThread { session.dataTask(with: url, in: bag) { _, _, _ in } }
       await server.expectRecord(id: "by-app") { $0.bytesSent >= 65_536 }
-      task.cancel()
+      await onNewThread { task.cancel() }
       await waitUntil("the task completed") { task.state == .completed }
       await server.expectRecord(id: "by-app") { $0.clientWentAway }
-      bag.end()
-      await libraryQueueDrained()
-      #expect(counted() == URLSessionSavings())
+      await expectNothingCounted(afterEnding: bag, counted)
     }
   }
 
   @Test("counts a caller that joined a shared download as one join")
   func sharedJoin() async throws {
-    try await withCountedServer { server, counted in
+    try await withCountedServer { server, _, counted in
       let shared = SharedURLRequests()
       let request = URLRequest(
-        url: server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=shared"))
+        url: server.longBodyURL(id: "shared"))
       let first = Task { try await shared.data(for: request, session: session) }
       // Mid-body, as in the mid-body test above: four chunks past the head, not just the head,
       // so that the cancel below comes while the body is being received.
@@ -242,13 +241,11 @@ struct URLSessionSavingsTests {
 let socketBuffer: Int64 = Sanitizers.thread || Sanitizers.address ? 10 << 20 : 64 << 10
 
 /// The ways a request is bound to a bag, each counted() on its own path.
-enum BoundForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
+enum BoundForm: String, TestArgument {
   case asyncCall = "an async call"
   case completionHandler = "a completion-handler helper"
   case stream = "a stream"
   case rawTask = "a raw task"
-
-  var testDescription: String { rawValue }
 
   /// Starts a GET of `url` bound to `bag`; the task returns once the request has ended,
   /// whichever way (its body read to the end, for a stream).
@@ -258,7 +255,7 @@ enum BoundForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
       return Task { _ = try? await session.data(from: url, in: bag) }
     case .completionHandler:
       return Task {
-        _ = await completion { done in
+        _ = await completionOnNewThread { done in
           session.dataTask(with: url, in: bag, completionHandler: done).resume()
         }
       }
@@ -273,7 +270,7 @@ enum BoundForm: String, CaseIterable, Sendable, CustomTestStringConvertible {
       }
     case .rawTask:
       return Task {
-        _ = await completion { done in
+        _ = await completionOnNewThread { done in
           let task = session.dataTask(with: url, completionHandler: done)
           bag.add(task)
           task.resume()

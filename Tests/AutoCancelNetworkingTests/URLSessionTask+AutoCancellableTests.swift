@@ -45,14 +45,15 @@ struct URLSessionTaskAutoCancellableTests {
   func rawTaskCancelled() async throws {
     try await withServer { server in
       var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
-      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-      downloader?.fetch(server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=raw")) {
-        _, error in reported.yield(error)
+      let url = server.longBodyURL(id: "raw")
+      let ended = Completion<Data>()
+      // Held weakly there: the release below is the owner's last reference.
+      await onNewThread { [weak downloader] in
+        _ = downloader?.fetch(url) { data, error in ended.handler(data, nil, error) }
       }
       await server.expectRecord(id: "raw") { $0.bytesSent >= 65_536 }
       downloader = nil
-      var iterator = errors.makeAsyncIterator()
-      let error = await iterator.next() ?? nil
+      let error = await ended.error
       #expect((error as? URLError)?.code == .cancelled)
       #expect(error?.isCancellation == true)
       let record = await server.expectRecord(id: "raw") { $0.clientWentAway }
@@ -71,13 +72,14 @@ struct URLSessionTaskAutoCancellableTests {
       var watched: [WeakTask] = []
       watched.reserveCapacity(count)
       for _ in 0..<count {
-        let received = await withCheckedContinuation { continuation in
+        let ended = Completion<Data>()
+        let task = await onNewThread { [weak downloader] in
           withAutoreleasePool {
-            let task = downloader!.fetch(url) { data, _ in continuation.resume(returning: data) }
-            watched.append(WeakTask(task))
+            WeakTask(downloader!.fetch(url) { data, error in ended.handler(data, nil, error) })
           }
         }
-        #expect(received?.count == 64)
+        watched.append(task)
+        #expect(await ended.result.0?.count == 64)
       }
       let held = try #require(downloader?.cancelBag.count)
       let alive = watched.filter { $0.task != nil }.count
@@ -95,9 +97,8 @@ struct URLSessionTaskAutoCancellableTests {
       }
 
       // A request still in flight when the owner goes is cancelled at the server.
-      downloader?.fetch(server.url("/slow?size=50000000&chunk=16384&interval_ms=20&id=last")) {
-        _, _ in
-      }
+      let last = server.longBodyURL(id: "last")
+      await onNewThread { [weak downloader] in _ = downloader?.fetch(last) { _, _ in } }
       await server.expectRecord(id: "last") { $0.bytesSent >= 65_536 }
       downloader = nil
       await server.expectRecord(id: "last") { $0.clientWentAway }
@@ -106,38 +107,30 @@ struct URLSessionTaskAutoCancellableTests {
 
   @Test("are left alone when cancelled after they completed, on Linux too")
   func cancelAfterCompletion() async throws {
-    try await withServer { server in
+    try await withServerAndBag { server, bag in
       let session = URLSession(configuration: .default)  // URLCache.shared: the crash-prone kind
-      let calls = CallCounter()
-      let bag = CancelBag()
-      let (done, completed) = AsyncStream<Void>.makeStream()
-      let task = session.dataTask(with: server.url("/bytes?size=128&id=completed")) { _, _, _ in
-        calls.record(0)
-        completed.yield()
-      }
-      bag.add(task)
-      task.resume()
-      var iterator = done.makeAsyncIterator()
-      await iterator.next()
+      let (task, ended) = await startRawTask(
+        server.url("/bytes?size=128&id=completed"), on: session, in: bag)
+      _ = await ended.result
       await waitUntil("the task reports completed") { task.state == .completed }
-      task.cancel()  // Foundation's own cancel, on a completed task
+      await onNewThread { task.cancel() }  // Foundation's own cancel, on a completed task
       bag.end()  // the bag's cancel of the same task, from its queue
       await server.expectRecord(id: "completed")
       // A later request on the same session shows the session survived both cancels.
-      let (data, _, error) = await completion { handler in
-        session.dataTask(with: server.url("/bytes?size=32"), completionHandler: handler).resume()
+      let after = server.url("/bytes?size=32")
+      let (data, _, error) = await completionOnNewThread { handler in
+        session.dataTask(with: after, completionHandler: handler).resume()
       }
       #expect(error == nil && data?.count == 32)
-      #expect(calls.counts == [0: 1], "the completion handler ran once")
+      #expect(ended.callCount == 1, "the completion handler ran once")
       #expect(task.state == .completed)
     }
   }
 
   /// The sessions apps use: the shared one, and both standard configurations, each with a URL
   /// cache that FoundationNetworking asks when a data task resumes.
-  enum SessionKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum SessionKind: String, TestArgument {
     case shared, `default`, ephemeral
-    var testDescription: String { rawValue }
 
     func make() -> URLSession {
       switch self {
@@ -150,9 +143,8 @@ struct URLSessionTaskAutoCancellableTests {
 
   /// Where the one-liner comes: before `resume()`, as the docs show it, or after, as code
   /// migrated from `[request start]; [self autoCancelRequestOnDealloc:request];` has it.
-  enum Order: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum Order: String, TestArgument {
     case bindThenResume, resumeThenBind
-    var testDescription: String { rawValue }
   }
 
   @Test(
@@ -163,16 +155,19 @@ struct URLSessionTaskAutoCancellableTests {
       let session = kind.make()
       var owner: Owner? = Owner()
       let ids = (0..<3).map { "head-\(kind.rawValue)-\(order.rawValue)-\($0)" }
-      for id in ids {
-        // The server holds the head for 20 s: a cancel that waits for it shows.
-        let task = session.dataTask(with: server.url("/delay?ms=20000&size=100&id=\(id)"))
-        switch order {
-        case .bindThenResume:
-          owner?.autoCancel(task)
-          task.resume()
-        case .resumeThenBind:
-          task.resume()
-          owner?.autoCancel(task)
+      // The server holds the head for 20 s: a cancel that waits for it shows.
+      let urls = ids.map { server.url("/delay?ms=20000&size=100&id=\($0)") }
+      await onNewThread { [weak owner] in
+        for url in urls {
+          let task = session.dataTask(with: url)
+          switch order {
+          case .bindThenResume:
+            owner?.autoCancel(task)
+            task.resume()
+          case .resumeThenBind:
+            task.resume()
+            owner?.autoCancel(task)
+          }
         }
       }
       for id in ids { await server.expectRecord(id: id) { _ in true } }
@@ -191,10 +186,9 @@ struct URLSessionTaskAutoCancellableTests {
       let downloader = Downloader(session: URLSession(configuration: .default))
       let url = server.url("/bytes?size=100")
       let (done, finished) = AsyncStream<Void>.makeStream()
-      var first: WeakTask?
-      for index in 0..<500 {
-        let task = downloader.fetch(url) { _, _ in finished.yield() }
-        if index == 0 { first = WeakTask(task) }
+      let first = await onNewThread {
+        let tasks = (0..<500).map { _ in downloader.fetch(url) { _, _ in finished.yield() } }
+        return WeakTask(tasks[0])
       }
       var arrived = 0
       for await _ in done {
@@ -203,7 +197,7 @@ struct URLSessionTaskAutoCancellableTests {
       }
       await waitUntil("the completed burst left the bag") { downloader.cancelBag.count == 0 }
       #expect(downloader.cancelBag.snapshot().isEmpty)
-      await waitUntil("the first task is freed") { first?.task == nil }
+      await waitUntil("the first task is freed") { first.task == nil }
     }
   }
 
@@ -213,27 +207,28 @@ struct URLSessionTaskAutoCancellableTests {
   func callSiteDoesNotDecide(site: String) async throws {
     try await withServer { server in
       let owner = Owner()
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      let (done, finished) = AsyncStream<Void>.makeStream()
-      for _ in 0..<50 {
-        let task = session.dataTask(with: server.url("/bytes?size=10")) { _, _, _ in
-          finished.yield()
+      await withEphemeralSession { session in
+        let (done, finished) = AsyncStream<Void>.makeStream()
+        let url = server.url("/bytes?size=10")
+        await onNewThread {
+          for _ in 0..<50 {
+            let task = session.dataTask(with: url) { _, _, _ in finished.yield() }
+            if site == "generic" {
+              bindGenerically(task, to: owner)
+            } else {
+              let work: any AutoCancellable = task
+              owner.cancelBag.add(work)
+            }
+            task.resume()
+          }
         }
-        if site == "generic" {
-          bindGenerically(task, to: owner)
-        } else {
-          let work: any AutoCancellable = task
-          owner.cancelBag.add(work)
+        var arrived = 0
+        for await _ in done {
+          arrived += 1
+          if arrived == 50 { break }
         }
-        task.resume()
+        await waitUntil("the completed tasks left the bag") { owner.cancelBag.count == 0 }
       }
-      var arrived = 0
-      for await _ in done {
-        arrived += 1
-        if arrived == 50 { break }
-      }
-      await waitUntil("the completed tasks left the bag") { owner.cancelBag.count == 0 }
     }
   }
 
@@ -243,15 +238,14 @@ struct URLSessionTaskAutoCancellableTests {
       var owner: Owner? = Owner()
       let session = URLSession(configuration: .default)
       defer { session.finishTasksAndInvalidate() }
-      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
+      let ended = Completion<Data>()
+      let url = server.url("/bytes?size=10&id=never")
       // Only the bag holds the task: the owner's code dropped it without resuming.
-      owner?.autoCancel(
-        session.dataTask(with: server.url("/bytes?size=10&id=never")) { _, _, error in
-          reported.yield(error)
-        })
+      await onNewThread { [weak owner] in
+        _ = owner?.autoCancel(session.dataTask(with: url, completionHandler: ended.handler))
+      }
       owner = nil
-      var iterator = errors.makeAsyncIterator()
-      let error = await iterator.next() ?? nil
+      let error = await ended.error
       #expect((error as? URLError)?.code == .cancelled)
       #expect(server.record(id: "never") == nil)
     }
@@ -259,20 +253,14 @@ struct URLSessionTaskAutoCancellableTests {
 
   @Test("added to a bag that had ended, are cancelled before add returns: resume() sends nothing")
   func endedBagSendsNothing() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
+    try await withServerAndBag { server, bag in
       bag.end()
       let session = URLSession(configuration: .default)
       defer { session.finishTasksAndInvalidate() }
-      let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-      let task = session.dataTask(with: server.url("/bytes?size=10&id=ended")) { _, _, error in
-        reported.yield(error)
-      }
-      bag.add(task)
-      task.resume()
-      var iterator = errors.makeAsyncIterator()
-      let error = await iterator.next() ?? nil
-      #expect((error as? URLError)?.code == .cancelled)
+      // Made, added and resumed on one thread, in that order: the add cancels before it returns.
+      let (task, ended) = await startRawTask(
+        server.url("/bytes?size=10&id=ended"), on: session, in: bag)
+      #expect((await ended.error as? URLError)?.code == .cancelled)
       await waitUntil("the task completed") { task.state == .completed }
       #expect(server.record(id: "ended") == nil)
       #expect(server.connections.accepted == 0, "a connection was opened for a cancelled task")
@@ -281,29 +269,31 @@ struct URLSessionTaskAutoCancellableTests {
 
   @Test("are named by their public class in snapshots, raw or made by a helper")
   func namedInSnapshots() async throws {
-    try await withServer { server in
-      let bag = CancelBag()
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      let url = server.url("/delay?ms=20000&id=named")
-      var upload = URLRequest(url: server.url("/upload"))
-      upload.httpMethod = "POST"
-      let tasks: [URLSessionTask] = [
-        session.dataTask(with: url),
-        session.downloadTask(with: url),
-        session.uploadTask(with: upload, from: Data(count: 10)),
-      ]
-      for task in tasks { bag.add(task) }
-      _ = session.dataTask(with: url, in: bag) { _, _, _ in }
-      _ = session.downloadTask(with: url, in: bag) { _, _, _ in }
-      _ = session.uploadTask(with: upload, from: Data(count: 10), in: bag) { _, _, _ in }
-      let names = bag.snapshot().map(\.workType)
-      #expect(
-        names == [
-          "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
-          "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
-        ])
-      bag.cancelAll()
+    try await withServerAndBag { server, bag in
+      await withEphemeralSession { session in
+        let url = server.url("/delay?ms=20000&id=named")
+        var request = URLRequest(url: server.url("/upload"))
+        request.httpMethod = "POST"
+        let upload = request
+        await onNewThread {
+          let tasks: [URLSessionTask] = [
+            session.dataTask(with: url),
+            session.downloadTask(with: url),
+            session.uploadTask(with: upload, from: Data(count: 10)),
+          ]
+          for task in tasks { bag.add(task) }
+          _ = session.dataTask(with: url, in: bag) { _, _, _ in }
+          _ = session.downloadTask(with: url, in: bag) { _, _, _ in }
+          _ = session.uploadTask(with: upload, from: Data(count: 10), in: bag) { _, _, _ in }
+        }
+        let names = bag.snapshot().map(\.workType)
+        #expect(
+          names == [
+            "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
+            "URLSessionDataTask", "URLSessionDownloadTask", "URLSessionUploadTask",
+          ])
+        bag.cancelAll()
+      }
     }
   }
 }

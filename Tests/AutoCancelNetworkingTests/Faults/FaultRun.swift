@@ -182,10 +182,14 @@ final class FaultRun: Sendable {
     let outcomes = CellOutcomes(callers: cell.form.owners)
     everyOutcome.withLock { $0.append((name, outcomes)) }
     let startedAt = DispatchTime.now()
-    let started = owners.peek {
-      FaultForms.start(
-        cell.form, request, on: session, owners: $0!, alone: cell.trigger == .cancelled,
-        sharedRequests: sharedRequests, outcomes: outcomes)
+    let sharedRequests = sharedRequests
+    // Made on a thread of their own: URLSession's calls wait on Linux.
+    let started = await onNewThread {
+      owners.peek {
+        FaultForms.start(
+          cell.form, request, on: session, owners: $0!, alone: cell.trigger == .cancelled,
+          sharedRequests: sharedRequests, outcomes: outcomes)
+      }
     }
 
     // The moment: while the server holds the request in its fault, or a few seeded
@@ -253,9 +257,11 @@ final class FaultRun: Sendable {
     let (healthy, body) = FaultRequests.healthy(form: cell.form, server: home, id: "\(id)-after")
     let helper = Owner()
     let healthOutcomes = CellOutcomes(callers: 1)
-    let healthRequest = FaultForms.start(
-      cell.form, healthy, on: session, owners: [helper], sharedRequests: sharedRequests,
-      outcomes: healthOutcomes)
+    let healthRequest = await onNewThread {
+      FaultForms.start(
+        cell.form, healthy, on: session, owners: [helper], sharedRequests: sharedRequests,
+        outcomes: healthOutcomes)
+    }
     await waitUntil("\(name): a normal request after the fault ends", timeout: 30) {
       healthOutcomes.everyCallerAnswered
     }

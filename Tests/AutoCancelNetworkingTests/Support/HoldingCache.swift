@@ -29,11 +29,20 @@ import Testing
       }
     }
 
-    /// A session whose data tasks ask this cache.
-    func makeSession() -> URLSession {
+    /// Runs `body` with a new holding cache and a session whose data tasks ask it; then lets
+    /// the cache answer, so that no lookup outlives the test (a lookup left waiting would
+    /// report a failure in another test, once the kit's bound passed), and lets the session go.
+    static func withSession<Result>(
+      isolation: isolated (any Actor)? = #isolation,
+      _ body: (HoldingCache, URLSession) async throws -> Result
+    ) async rethrows -> Result {
+      let cache = HoldingCache()
+      defer { cache.answer.open() }
       let configuration = URLSessionConfiguration.ephemeral
-      configuration.urlCache = self
-      return URLSession(configuration: configuration)
+      configuration.urlCache = cache
+      let session = URLSession(configuration: configuration)
+      defer { session.finishTasksAndInvalidate() }
+      return try await body(cache, session)
     }
   }
 #endif

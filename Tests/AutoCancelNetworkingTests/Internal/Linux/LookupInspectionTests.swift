@@ -17,21 +17,18 @@
 
     @Test("answers pending while the cache has not answered, and settled once it has")
     func pendingUntilTheCacheAnswers() async {
-      let cache = HoldingCache()
-      let session = cache.makeSession()
-      defer { session.finishTasksAndInvalidate() }
-      let task = await onNewThread {
-        let task = session.dataTask(with: URL(string: "http://127.0.0.1:9/held")!)
-        task.resume()
-        return task
+      await HoldingCache.withSession { cache, session in
+        let task = await resumedOnNewThread {
+          session.dataTask(with: URL(string: "http://127.0.0.1:9/held")!)
+        }
+        await cache.asked.wait()
+        #expect(LookupInspection.answer(for: task) == .pending)
+        #expect(LookupInspection.wait(before: task, attempt: 0) != nil)
+        cache.answer.open()
+        await waitUntil("the lookup settled") { LookupInspection.answer(for: task) == .settled }
+        #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
+        await onNewThread { task.cancel() }
       }
-      await cache.asked.wait()
-      #expect(LookupInspection.answer(for: task) == .pending)
-      #expect(LookupInspection.wait(before: task, attempt: 0) != nil)
-      cache.answer.open()
-      await waitUntil("the lookup settled") { LookupInspection.answer(for: task) == .settled }
-      #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
-      await onNewThread { task.cancel() }
     }
 
     @Test(
@@ -56,28 +53,25 @@
         LookupInspection.Layout(
           fieldCount: layout.fieldCount + 1, lock: layout.lock, storage: layout.storage),
       ]
-      let session = URLSession(configuration: .ephemeral)
-      defer { session.finishTasksAndInvalidate() }
-      let task = await onNewThread { session.dataTask(with: URL(string: "http://127.0.0.1:9/")!) }
-      for layout in moved {
-        #expect(LookupInspection.answer(for: task, layout: layout) == .unreadable)
+      await withEphemeralSession { session in
+        let task = await onNewThread { session.dataTask(with: URL(string: "http://127.0.0.1:9/")!) }
+        for layout in moved {
+          #expect(LookupInspection.answer(for: task, layout: layout) == .unreadable)
+        }
+        #expect(LookupInspection.answer(for: task, layout: nil) == .unreadable)
+        await onNewThread { task.cancel() }  // never resumed: lets the session go
       }
-      #expect(LookupInspection.answer(for: task, layout: nil) == .unreadable)
-      await onNewThread { task.cancel() }  // never resumed: lets the session go
     }
 
     @Test("does not run for a download task, which never asks the cache")
     func downloadsNeverLookUp() async {
-      let cache = HoldingCache()
-      let session = cache.makeSession()
-      defer { session.finishTasksAndInvalidate() }
-      let task = await onNewThread {
-        let task = session.downloadTask(with: URL(string: "http://127.0.0.1:9/file")!)
-        task.resume()
-        return task
+      await HoldingCache.withSession { _, session in
+        let task = await resumedOnNewThread {
+          session.downloadTask(with: URL(string: "http://127.0.0.1:9/file")!)
+        }
+        #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
+        await onNewThread { task.cancel() }
       }
-      #expect(LookupInspection.wait(before: task, attempt: 0) == nil)
-      await onNewThread { task.cancel() }
     }
   }
 #endif

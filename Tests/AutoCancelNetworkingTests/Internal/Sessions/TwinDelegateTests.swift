@@ -24,6 +24,14 @@
 
     func names(_ name: String) -> Int { calls.current.filter { $0 == name }.count }
 
+    /// Waits until the delegate has been told `name`, and checks that it was told nothing else.
+    func expectToldOnly(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+      await waitUntil("the delegate is told \(name)", sourceLocation: sourceLocation) {
+        names(name) > 0
+      }
+      #expect(calls.current.allSatisfy { $0 == name }, sourceLocation: sourceLocation)
+    }
+
     func urlSession(
       _ session: URLSession, task: URLSessionTask,
       didReceive challenge: URLAuthenticationChallenge,
@@ -161,8 +169,7 @@
         let (reply, _) = try await session.upload(
           for: request, from: Data(count: 100_000), in: nil)
         #expect(String(decoding: reply, as: UTF8.self) == "100000")
-        await waitUntil("the progress is told") { delegate.names("didSendBodyData") > 0 }
-        #expect(delegate.calls.current.allSatisfy { $0 == "didSendBodyData" })
+        await delegate.expectToldOnly("didSendBodyData")
       }
     }
 
@@ -173,8 +180,7 @@
           from: server.url("/bytes?size=100000&id=download"), in: nil)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(try Data(contentsOf: file).count == 100_000)
-        await waitUntil("the progress is told") { delegate.names("didWriteData") > 0 }
-        #expect(delegate.calls.current.allSatisfy { $0 == "didWriteData" })
+        await delegate.expectToldOnly("didWriteData")
       }
     }
 
@@ -195,12 +201,12 @@
     @Test("hands a helper the 401 as its answer when the session has no delegate to answer it")
     func unansweredChallenge() async throws {
       try await withServer { server in
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(
-          from: server.url("/auth?user=user&password=secret&size=64&id=unanswered"), in: nil)
-        #expect((response as? HTTPURLResponse)?.statusCode == 401)
-        #expect(!data.isEmpty)
+        try await withEphemeralSession { session in
+          let (data, response) = try await session.data(
+            from: server.url("/auth?user=user&password=secret&size=64&id=unanswered"), in: nil)
+          #expect((response as? HTTPURLResponse)?.statusCode == 401)
+          #expect(!data.isEmpty)
+        }
       }
     }
   }

@@ -15,30 +15,29 @@ import Testing
 struct TaskQueueTests {
 
   /// How the task is bound to its bag.
-  enum Binding: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  enum Binding: String, TestArgument {
     case helper, rawTask
-    var testDescription: String { rawValue }
   }
 
   @Test(
     "never calls URLSessionTask.cancel() inline: the bag's cancel returns, the task still running, while the library's queue is held",
     arguments: Binding.allCases)
   func neverCancelsInline(binding: Binding) async throws {
-    try await withServer { server in
+    try await withServerAndBag { server, bag in
       let session = makeCachingSession()
       defer { session.finishTasksAndInvalidate() }
-      let bag = CancelBag()
       let id = "inline-\(binding.rawValue)"
       let url = server.url("/slow?size=10000000&chunk=1024&interval_ms=10&id=\(id)")
-      let task: URLSessionTask
-      switch binding {
-      case .helper:
-        task = session.dataTask(with: url, in: bag) { _, _, _ in }
-      case .rawTask:
-        task = session.dataTask(with: url)
-        bag.add(task)
+      let task = await resumedOnNewThread { () -> URLSessionTask in
+        switch binding {
+        case .helper:
+          return session.dataTask(with: url, in: bag) { _, _, _ in }
+        case .rawTask:
+          let task = session.dataTask(with: url)
+          bag.add(task)
+          return task
+        }
       }
-      task.resume()
       await server.expectRecord(id: id) { $0.bytesSent > 0 }
       // Suspend the queue that makes the library's cancels: a cancel made there waits, one made
       // inline would not. Suspended and resumed with nothing awaited in between, and no thread
@@ -60,26 +59,18 @@ struct TaskQueueTests {
 
     @Test("waits to cancel a task while its URL cache has not answered, then cancels it")
     func waitsForThePendingLookup() async throws {
-      try await withServer { server in
-        let cache = HoldingCache()
-        let session = cache.makeSession()
-        defer { session.finishTasksAndInvalidate() }
-        let bag = CancelBag()
-        let (errors, reported) = AsyncStream<(any Error)?>.makeStream()
-        let task = session.dataTask(with: server.url("/delay?ms=10000&size=100&id=held")) {
-          _, _, error in reported.yield(error)
+      try await withServerAndBag { server, bag in
+        await HoldingCache.withSession { cache, session in
+          let url = server.url("/delay?ms=10000&size=100&id=held")
+          let (task, ended) = await startRawTask(url, on: session, in: bag)
+          await cache.asked.wait()
+          bag.cancelAll()
+          // The library has looked once: the cache has not answered, so it did not cancel.
+          await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
+          #expect(task.state == .running, "the task was cancelled while its lookup was pending")
+          cache.answer.open()
+          #expect((await ended.error as? URLError)?.code == .cancelled)
         }
-        bag.add(task)
-        task.resume()
-        await cache.asked.wait()
-        bag.cancelAll()
-        // The library has looked once: the cache has not answered, so it did not cancel.
-        await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
-        #expect(task.state == .running, "the task was cancelled while its lookup was pending")
-        cache.answer.open()
-        var iterator = errors.makeAsyncIterator()
-        let error = await iterator.next() ?? nil
-        #expect((error as? URLError)?.code == .cancelled)
       }
     }
   }
