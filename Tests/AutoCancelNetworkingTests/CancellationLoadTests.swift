@@ -235,9 +235,12 @@ struct CancellationLoadTests {
       let cachedResponse = HTTPURLResponse(
         url: cachedURL, statusCode: 200, httpVersion: "HTTP/1.1",
         headerFields: ["Cache-Control": "max-age=3600", "Content-Length": "4"])!
-      session.configuration.urlCache?.storeCachedResponse(
-        CachedURLResponse(response: cachedResponse, data: Data("hit!".utf8)),
-        for: URLRequest(url: cachedURL))
+      // Written on a thread of its own: the disk cache's write blocks on file I/O.
+      await onNewThread { [session] in
+        session.configuration.urlCache?.storeCachedResponse(
+          CachedURLResponse(response: cachedResponse, data: Data("hit!".utf8)),
+          for: URLRequest(url: cachedURL))
+      }
       let calls = CallCounter()
       let outcomes = CallCounter()  // by Outcome
       let (stream, completed) = AsyncStream<Int>.makeStream()

@@ -59,9 +59,11 @@ struct RedirectRaceTests {
       arguments: ["stream", "data"], TestSeed.fresh(count: 2))
     func survive(form: String, seed: UInt64) async {
       print("redirect race, \(form): \(TestSeed.describe(seed))")
-      await #expect(processExitsWith: .success, "\(form), \(TestSeed.describe(seed))") {
-        [form = form as String, seed = seed as UInt64] in
-        try await RedirectRaceTests.race(form: form, seed: seed, count: 64)
+      await offThePool {
+        await #expect(processExitsWith: .success, "\(form), \(TestSeed.describe(seed))") {
+          [form = form as String, seed = seed as UInt64] in
+          try await RedirectRaceTests.race(form: form, seed: seed, count: 64)
+        }
       }
     }
   #endif

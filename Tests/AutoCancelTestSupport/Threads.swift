@@ -57,6 +57,43 @@ package func onNewThread<Result: Sendable>(
   }
 }
 
+/// Runs `body`, and every nonisolated async function it calls, on threads of its own instead
+/// of the cooperative pool: for an exit test (`#expect(processExitsWith:)`), whose parent side
+/// reads its child's reports synchronously, holding its thread for the child's whole life.
+/// Two exit tests on the pool would hold both of its threads on a two-core machine, and every
+/// other test would wait for them.
+///
+/// Where task executors are not available (before macOS 15 and iOS 18), runs `body` as it is.
+///
+/// ```swift
+/// await offThePool {
+///   await #expect(processExitsWith: .success) { exit(0) }
+/// }
+/// ```
+@discardableResult
+package func offThePool<Result>(
+  isolation: isolated (any Actor)? = #isolation, _ body: () async -> Result
+) async -> Result {
+  if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+    return await withTaskExecutorPreference(ThreadPerJobExecutor.shared, isolation: isolation) {
+      await body()
+    }
+  }
+  return await body()
+}
+
+/// A task executor that runs each job on a new thread: a job that blocks holds only its own.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+private final class ThreadPerJobExecutor: TaskExecutor {
+  static let shared = ThreadPerJobExecutor()
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    let executor = asUnownedTaskExecutor()
+    Thread { job.runSynchronously(on: executor) }.start()
+  }
+}
+
 /// Starts `count` threads that run `body(index)` together; calls `allReturned` once every one
 /// has returned.
 private func startThreads(

@@ -107,15 +107,17 @@ final class FaultRun: Sendable {
       let log = FileManager.default.temporaryDirectory
         .appendingPathComponent("AutoCancel-fault-cell-\(UUID().uuidString).log").path
       defer { try? FileManager.default.removeItem(atPath: log) }
-      let result = await #expect(
-        processExitsWith: .success, "\(cell), \(TestSeed.describe(seed)), in a child process"
-      ) {
-        [
-          cell = cell as FaultCell, number = number as Int, delay = delay as UInt64,
-          seed = seed as UInt64, timeout = requestTimeout as Double, log = log as String
-        ] in
-        try await FaultRun.runInChildProcess(
-          cell, number: number, delay: delay, seed: seed, requestTimeout: timeout, log: log)
+      let result = await offThePool {
+        await #expect(
+          processExitsWith: .success, "\(cell), \(TestSeed.describe(seed)), in a child process"
+        ) {
+          [
+            cell = cell as FaultCell, number = number as Int, delay = delay as UInt64,
+            seed = seed as UInt64, timeout = requestTimeout as Double, log = log as String
+          ] in
+          try await FaultRun.runInChildProcess(
+            cell, number: number, delay: delay, seed: seed, requestTimeout: timeout, log: log)
+        }
       }
       let words = String(
         decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self)

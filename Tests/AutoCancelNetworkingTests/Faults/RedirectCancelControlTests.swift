@@ -12,11 +12,13 @@ struct RedirectCancelControlTests {
       arguments: TestSeed.fresh(count: 2))
     func cancelDuringRedirectsEndsTheProcess(seed: UInt64) async {
       print("redirect control: \(TestSeed.describe(seed))")
-      let result = await #expect(
-        processExitsWith: .failure, observing: [\.standardErrorContent],
-        "plain Foundation survived cancels during redirects, \(TestSeed.describe(seed))"
-      ) { [seed = seed as UInt64] in
-        try await RedirectCancelControl.run(seed: seed, count: 64)
+      let result = await offThePool {
+        await #expect(
+          processExitsWith: .failure, observing: [\.standardErrorContent],
+          "plain Foundation survived cancels during redirects, \(TestSeed.describe(seed))"
+        ) { [seed = seed as UInt64] in
+          try await RedirectCancelControl.run(seed: seed, count: 64)
+        }
       }
       let words = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
       #expect(

@@ -15,12 +15,14 @@ struct LeakSanitizerCanaryTests {
       "reports bags that keep themselves alive through their own work, in a child process",
       .enabled(if: Sanitizers.address, "under AddressSanitizer"))
     func reportsALeakedCycleOfBags() async {
-      let result = await #expect(
-        processExitsWith: .failure, observing: [\.standardErrorContent],
-        "a child process that leaked bags exited as if it had not"
-      ) {
-        LeakCanary.leakCyclesOfBags()
-        Sanitizers.checkForLeaksNow()
+      let result = await offThePool {
+        await #expect(
+          processExitsWith: .failure, observing: [\.standardErrorContent],
+          "a child process that leaked bags exited as if it had not"
+        ) {
+          LeakCanary.leakCyclesOfBags()
+          Sanitizers.checkForLeaksNow()
+        }
       }
       let report = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
       #expect(

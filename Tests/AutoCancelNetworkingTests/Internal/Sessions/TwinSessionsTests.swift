@@ -43,19 +43,21 @@
       @Test("leaves at most a few descriptors behind after three rounds of sessions, each gone")
       func descriptorsStayBounded() async {
         // In a process of its own, so that no other test's sockets are counted.
-        await #expect(processExitsWith: .success) {
-          let server = LoopbackHTTPServer()
-          try server.start()
-          let start = try openFileDescriptorCount()
-          for _ in 0..<3 {
-            let session = URLSession(configuration: .ephemeral)
-            try await streamBodies(6, on: session, from: server)
-            session.finishTasksAndInvalidate()
+        await offThePool {
+          await #expect(processExitsWith: .success) {
+            let server = LoopbackHTTPServer()
+            try server.start()
+            let start = try openFileDescriptorCount()
+            for _ in 0..<3 {
+              let session = URLSession(configuration: .ephemeral)
+              try await streamBodies(6, on: session, from: server)
+              session.finishTasksAndInvalidate()
+            }
+            let bounded = await waitUntil("the descriptors fall back") {
+              (try? openFileDescriptorCount()).map { $0 <= start + 7 } ?? false
+            }
+            guard bounded else { exit(1) }
           }
-          let bounded = await waitUntil("the descriptors fall back") {
-            (try? openFileDescriptorCount()).map { $0 <= start + 7 } ?? false
-          }
-          guard bounded else { exit(1) }
         }
       }
     #endif
