@@ -109,6 +109,7 @@ struct AppScopePatternTests {
       let outbox = app!.cancelBag.runningUpdates(key: "outbox")
       app = nil  // its bag ends, ownerGone
       await Self.waitUntilStopped(outbox)
+      await libraryQueueDrained()  // the task's cancel, made on the library's queue
       server.releaseUpload(id: "app-gone")
       let record = await server.expectRecord(id: "app-gone") { $0.isFinished }
       #expect(record?.clientWentAway == true)
@@ -126,6 +127,7 @@ struct AppScopePatternTests {
       await waitUntilHeld("signed-out", on: server)
       app.signOut()
       await Self.waitUntilOutboxIsIdle(app)
+      await libraryQueueDrained()  // the task's cancel, made on the library's queue
       server.releaseUpload(id: "signed-out")
       let record = await server.expectRecord(id: "signed-out") { $0.isFinished }
       #expect(record?.clientWentAway == true)
@@ -160,6 +162,7 @@ struct AppScopePatternTests {
       await Self.waitUntilReported(cancellations)
       #expect(cancellations.current == [.timedOut])
       await Self.waitUntilEmpty(app)
+      await libraryQueueDrained()  // the task's cancel, made on the library's queue
       server.releaseUpload(id: "deadline")
       let record = await server.expectRecord(id: "deadline") { $0.isFinished }
       #expect(record?.clientWentAway == true)

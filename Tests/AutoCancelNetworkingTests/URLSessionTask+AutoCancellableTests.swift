@@ -69,18 +69,28 @@ struct URLSessionTaskAutoCancellableTests {
       var downloader: Downloader? = Downloader(session: URLSession(configuration: .default))
       let url = server.url("/bytes?size=64")
       let residentBefore = residentKilobytes()
-      var watched: [WeakTask] = []
-      watched.reserveCapacity(count)
-      for _ in 0..<count {
-        let ended = Completion<Data>()
-        let task = await onNewThread { [weak downloader] in
+      // One request after another, all on one thread of their own: on Linux making and
+      // resuming each task waits for FoundationNetworking's work queue.
+      let (watched, sizes) = await onNewThread { [weak downloader] in
+        var watched: [WeakTask] = []
+        var sizes: [Int: Int] = [:]  // how many bodies of each size arrived; -1: none
+        watched.reserveCapacity(count)
+        for _ in 0..<count {
+          let ended = Gate()
+          let size = Protected<Int?>(nil)
           withAutoreleasePool {
-            WeakTask(downloader!.fetch(url) { data, error in ended.handler(data, nil, error) })
+            let task = downloader!.fetch(url) { data, _ in
+              size.withLock { $0 = data?.count }
+              ended.open()
+            }
+            watched.append(WeakTask(task))
           }
+          ended.wait()
+          sizes[size.current ?? -1, default: 0] += 1
         }
-        watched.append(task)
-        #expect(await ended.result.0?.count == 64)
+        return (watched, sizes)
       }
+      #expect(sizes == [64: count])
       let held = try #require(downloader?.cancelBag.count)
       let alive = watched.filter { $0.task != nil }.count
       print(
