@@ -10,12 +10,11 @@ import Testing
 /// time limit, so that a missed outcome fails with the wait's message, naming what it waited
 /// for, instead of as a bare time-out.
 ///
-/// Not yet the 20 s it should be: the first seconds of a full run stall every task together,
-/// for 6 to 13 s plain and up to 27 s under ThreadSanitizer on two cores. Both threads of
-/// the cooperative pool then wait synchronously for FoundationNetworking's work queue, making
-/// a URLSession task (a test's own `dataTask`, and the library's), and Dispatch's monitor adds
-/// a thread to the pool at most once a second. The bound can come down once no test and no
-/// library call makes, resumes or cancels a task on the pool (``onNewThread(_:)``).
+/// Not yet the 20 s it should be: the slowest waits of a full run, each a test waiting for a
+/// Swift task to be scheduled while about 470 tests start together on two cores, take 11 s
+/// plain on a quiet machine and up to 40 s under ThreadSanitizer on a busy one (RELIABILITY.md,
+/// "Runs under load"), though the tests' URLSession calls and exit tests no longer hold a
+/// thread of the cooperative pool (``onNewThread(_:)``, ``offThePool(isolation:_:)``).
 package let waitBound: Double = 45
 
 /// Returns once `condition` holds: the one way the tests wait for an outcome.
