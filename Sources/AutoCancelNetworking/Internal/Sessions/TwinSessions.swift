@@ -52,8 +52,15 @@
       return twin
     }
 
-    /// Invalidates the twins whose session is gone; returns whether any twin is left.
-    private func invalidateOrphans() -> Bool {
+    /// Whether any twin exists.
+    var hasTwins: Bool {
+      dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
+      return !twins.isEmpty
+    }
+
+    /// Invalidates the twins whose session is gone; returns whether any twin is left. The
+    /// reaper calls it twice a second while twins exist.
+    func invalidateOrphans() -> Bool {
       dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
       for (id, twin) in twins where twin.original.session == nil {
         twins[id] = nil

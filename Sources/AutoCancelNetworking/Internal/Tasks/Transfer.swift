@@ -90,21 +90,24 @@ final class Transfer: @unchecked Sendable {
       preconditionFailure("Invalid state: a transfer started twice")
     }
     let make = maker(for: session)
+    // The caller's session lives until its twin's task is made and resumed: the twin of a
+    // session that is gone is invalidated, and FoundationNetworking stops the process when a
+    // task is made on an invalidated session.
     TaskQueue.calls.async { [self] in
-      let task = make()
-      TaskQueue.async { self.made(task) }
+      let task = withExtendedLifetime(session) { make() }
+      TaskQueue.async { self.made(task, keeping: session) }
     }
   }
 
   /// The task ``start(on:)`` had made: resumed on ``TaskQueue/calls``, unless the library
   /// cancelled the request meanwhile.
-  private func made(_ task: URLSessionTask) {
+  private func made(_ task: URLSessionTask, keeping session: URLSession) {
     dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
     route(task)
     switch stage {
     case .making:
       stage = .running(task)
-      TaskQueue.calls.async { task.resume() }
+      TaskQueue.calls.async { withExtendedLifetime(session) { task.resume() } }
     case .cancelledWhileMaking:
       // Never resumed: its cancel sends nothing, and its end reports it never sent.
       stage = .cancelled(task, phase: .notSent)

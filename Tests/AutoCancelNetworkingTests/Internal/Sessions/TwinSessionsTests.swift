@@ -40,6 +40,35 @@
 
     // An exit test (Swift Testing 6.2).
     #if compiler(>=6.2)
+      @Test("lets a request end that was cancelled before its task was made, its session gone")
+      func sessionGoneBeforeTheTaskIsMade() async {
+        // In a process of its own: it holds the process's queue of URLSession calls, and the
+        // failure it guards against stops the process.
+        await offThePool {
+          await #expect(processExitsWith: .success) {
+            let url = URL(string: "http://127.0.0.1:9/never-made")!
+            TaskQueue.calls.suspend()  // the request waits to be made
+            var session: URLSession? = URLSession(configuration: .ephemeral)
+            let request = Task { [session] in _ = try await session!.data(from: url, in: nil) }
+            await waitUntil("the request waits for its task") {
+              TaskQueue.sync { TwinSessions.shared.hasTwins }
+            }
+            let twin = TaskQueue.sync { TwinSessions.shared.twin(for: session!).session }
+            request.cancel()  // the call returns at once; its task is still to be made
+            _ = await request.result
+            session = nil
+            // The reaper's visit, now: a twin whose caller's session is gone is invalidated,
+            // which FoundationNetworking records on its work queue, before it runs this.
+            _ = TaskQueue.sync { TwinSessions.shared.invalidateOrphans() }
+            await withCheckedContinuation { done in twin.getAllTasks { _ in done.resume() } }
+            TaskQueue.calls.resume()
+            await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
+            await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
+            await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
+          }
+        }
+      }
+
       @Test("leaves at most a few descriptors behind after three rounds of sessions, each gone")
       func descriptorsStayBounded() async {
         // In a process of its own, so that no other test's sockets are counted.
