@@ -154,8 +154,11 @@ struct AppScopePatternTests {
       app.cancelBag.observe { event in
         if case .cancelled(let reason) = event.kind { cancellations.withLock { $0.append(reason) } }
       }
+      // 20 s: the deadline must fall while the server holds the upload, and in the first
+      // seconds of a full run under ThreadSanitizer a request can take more than 5 s to reach
+      // the server at all; a 5 s limit then cut it before the server held it.
       screen?.saveDraft(
-        body, to: heldUploadReadSlowly(on: server, id: "deadline"), within: .seconds(5))
+        body, to: heldUploadReadSlowly(on: server, id: "deadline"), within: .seconds(20))
       await waitUntilHeld("deadline", on: server)
       screen = nil
       // The limit cut the upload, which the server holds.
