@@ -62,9 +62,7 @@
             _ = TaskQueue.sync { TwinSessions.shared.invalidateOrphans() }
             await withCheckedContinuation { done in twin.getAllTasks { _ in done.resume() } }
             TaskQueue.calls.resume()
-            await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
-            await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
-            await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
+            await libraryQueueDrained()  // the task made, and handed back to the transfer
           }
         }
       }
