@@ -10,7 +10,9 @@ import Foundation
 /// event of its twins' tasks that had come has been handled, with what each led to.
 func libraryQueueDrained() async {
   await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
-  await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
+  for lane in TaskQueue.lanes {
+    await withCheckedContinuation { done in lane.async { done.resume() } }
+  }
   await withCheckedContinuation { done in TaskQueue.async { done.resume() } }
 }
 

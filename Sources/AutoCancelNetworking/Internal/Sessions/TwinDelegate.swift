@@ -149,7 +149,7 @@
         // FoundationNetworking acts on the decision inside this handler (suspending and
         // resuming the task): it is handed over where the task's calls are made.
         if transfer.challengeDecided(retries: retries, refused: refused) {
-          TaskQueue.calls.async { completionHandler(disposition, credential) }
+          transfer.calls.async { completionHandler(disposition, credential) }
         }
       }
       forward(as: (any URLSessionTaskDelegate).self) { caller, delegate in

@@ -65,19 +65,20 @@ final class RawTaskWork: FinishReporting, WrappingWork, Sendable {
 
   var wrappedTypeName: String { task.typeName }
 
-  /// Cancels `task` on ``TaskQueue/calls``: at once, unless its session's URL cache may still
+  /// Cancels `task` on its lane of ``TaskQueue``: at once, unless its session's URL cache may still
   /// be answering for it (Linux, see ``LookupInspection``); then a little later.
   private static func cancelFromQueue(_ task: URLSessionTask) {
-    TaskQueue.calls.async { cancelWhenSafe(task, attempt: 0) }
+    TaskQueue.calls(for: task).async { cancelWhenSafe(task, attempt: 0) }
   }
 
   private static func cancelWhenSafe(_ task: URLSessionTask, attempt: Int) {
-    dispatchPrecondition(condition: .onQueue(TaskQueue.calls))
+    let calls = TaskQueue.calls(for: task)
+    dispatchPrecondition(condition: .onQueue(calls))
     let state = task.state
     guard state == .running || state == .suspended else { return }
     #if canImport(FoundationNetworking)
       if state == .running, let wait = LookupInspection.wait(before: task, attempt: attempt) {
-        TaskQueue.calls.asyncAfter(deadline: .now() + wait) {
+        calls.asyncAfter(deadline: .now() + wait) {
           cancelWhenSafe(task, attempt: attempt + 1)
         }
         return

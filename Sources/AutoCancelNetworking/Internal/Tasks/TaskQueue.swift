@@ -5,21 +5,30 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The library's own two serial queues for URLSession work: never the thread of an awaiting
-/// Swift task, never under a lock of ours.
+/// The library's own serial queues for URLSession work: never the thread of an awaiting Swift
+/// task, never under a lock of ours.
 ///
 /// - ``queue`` keeps what each request knows of its task (``Transfer``), the twin sessions and
 ///   the request instruments, and, on Linux, hears every event of the twins' tasks: so none of
 ///   it needs a lock. It never waits for URLSession.
-/// - ``calls`` makes the URLSession calls that wait: making and resuming a task, cancelling it
-///   (the library's own tasks and raw ones), and handing over an authentication decision. On
-///   Linux, each waits synchronously for FoundationNetworking's process-wide work queue (and
-///   `resume()` of a twin's task, for its URL cache's answer); called from a cancellation
+/// - The ``lanes`` make the URLSession calls that wait: making and resuming a task, cancelling
+///   it (the library's own tasks and raw ones), and handing over an authentication decision.
+///   On Linux, each waits synchronously for FoundationNetworking's process-wide work queue
+///   (and `resume()` of a twin's task, for its URL cache's answer); called from a cancellation
 ///   handler, a `deinit` or under a lock that code on that queue needs, `cancel()` can
 ///   deadlock; called on a thread of Swift's cooperative pool, any of them holds one of the
 ///   pool's few threads.
 ///
-/// What ``queue`` decides, ``calls`` does, in order: a redirect decision the first one hands to
+/// Each request (or raw task) makes all its calls on one lane, ``calls(for:)``, in order; the
+/// requests of a process share the lanes. One queue for all would make every call wait for
+/// every call queued before it: when FoundationNetworking's work queue is busy, each call
+/// waits tens of milliseconds for it, and a cancel queued behind a burst waited seconds (up to
+/// 6.6 s in a run of the tests under ThreadSanitizer), long enough for a request's own timeout
+/// to end it first. With several lanes, that many calls wait for FoundationNetworking at once,
+/// and a cancel waits for the calls of its own lane alone. Each lane is a serial queue of its
+/// own, so a lane that waits holds one thread, and only while it has calls to make.
+///
+/// What ``queue`` decides, a lane does, in order: a redirect decision the first one hands to
 /// a task before the library's cancel of it reaches the task first, and one that comes after
 /// is dropped (FoundationNetworking stops the process on a decision that comes after a
 /// cancel); and the decisions reach the task without waiting for URLSession calls of other
@@ -40,9 +49,19 @@ enum TaskQueue {
   /// Set on ``queue`` alone: tells a call that already runs there.
   private static let onQueue = DispatchSpecificKey<Void>()
 
-  /// Where the URLSession calls that wait are made, in order.
-  static let calls = DispatchQueue(
-    label: "AutoCancelNetworking.TaskQueue.calls", qos: .userInitiated)
+  /// Where the URLSession calls that wait are made: eight serial queues. More would not make
+  /// calls faster, as FoundationNetworking makes them one at a time on its one work queue; eight
+  /// keep it fed while a few lanes wait on slow calls.
+  static let lanes: [DispatchQueue] = (0..<8).map { index in
+    DispatchQueue(label: "AutoCancelNetworking.TaskQueue.calls.\(index)", qos: .userInitiated)
+  }
+
+  /// The lane where the URLSession calls for `request` are made, the same for every call: a
+  /// request's or a raw task's object, alive while its calls are queued.
+  static func calls(for request: AnyObject) -> DispatchQueue {
+    let hash = UInt(bitPattern: ObjectIdentifier(request).hashValue)
+    return lanes[Int(hash % UInt(lanes.count))]
+  }
 
   /// Runs `work` on the queue, later; returns at once.
   static func async(_ work: @escaping @Sendable () -> Void) {

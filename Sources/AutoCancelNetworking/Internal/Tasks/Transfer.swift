@@ -25,7 +25,7 @@ final class Transfer: @unchecked Sendable {
     case notMade
     /// The library cancelled the request before its task was made.
     case cancelledBeforeMade
-    /// Being made, on ``TaskQueue/calls``.
+    /// Being made, on its lane of ``TaskQueue``.
     case making
     /// The library cancelled the request while its task was being made: it is cancelled as it
     /// comes, never resumed.
@@ -68,13 +68,16 @@ final class Transfer: @unchecked Sendable {
     self.spec = spec
   }
 
+  /// Where the task's URLSession calls are made, in order.
+  var calls: DispatchQueue { TaskQueue.calls(for: self) }
+
   /// Sets the request that hears the task: called once, by the request's initializer.
   func setClient(_ client: any BoundRequest) {
     self.client = client
   }
 
-  /// Starts the task, resumed by the library: made and resumed on ``TaskQueue/calls``, never on
-  /// the caller's thread. A request cancelled first is reported never sent, and nothing is made.
+  /// Starts the task, resumed by the library: made and resumed on its lane of ``TaskQueue``,
+  /// never on the caller's thread. A request cancelled first is reported never sent, and nothing is made.
   func start(on session: URLSession) {
     dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
     instruments = RequestInstruments.shared.ofNewRequest()
@@ -93,25 +96,25 @@ final class Transfer: @unchecked Sendable {
     // The caller's session lives until its twin's task is made and resumed: the twin of a
     // session that is gone is invalidated, and FoundationNetworking stops the process when a
     // task is made on an invalidated session.
-    TaskQueue.calls.async { [self] in
+    calls.async { [self] in
       let task = withExtendedLifetime(session) { make() }
       TaskQueue.async { self.made(task, keeping: session) }
     }
   }
 
-  /// The task ``start(on:)`` had made: resumed on ``TaskQueue/calls``, unless the library
-  /// cancelled the request meanwhile.
+  /// The task ``start(on:)`` had made: resumed on its lane of ``TaskQueue``, unless the
+  /// library cancelled the request meanwhile.
   private func made(_ task: URLSessionTask, keeping session: URLSession) {
     dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
     route(task)
     switch stage {
     case .making:
       stage = .running(task)
-      TaskQueue.calls.async { withExtendedLifetime(session) { task.resume() } }
+      calls.async { withExtendedLifetime(session) { task.resume() } }
     case .cancelledWhileMaking:
       // Never resumed: its cancel sends nothing, and its end reports it never sent.
       stage = .cancelled(task, phase: .notSent)
-      TaskQueue.calls.async { task.cancel() }
+      calls.async { task.cancel() }
     default:
       preconditionFailure("Invalid state: a transfer's task made twice")
     }
@@ -136,8 +139,8 @@ final class Transfer: @unchecked Sendable {
     }
   }
 
-  /// The library cancels the request: its task now, on ``TaskQueue/calls``, or, not made yet,
-  /// as it is made.
+  /// The library cancels the request: its task now, on its lane of ``TaskQueue``, or, not made
+  /// yet, as it is made.
   ///
   /// A redirect decision that comes after this is dropped (``answerRedirect(_:_:)``), and one
   /// that came before has reached the task before the task's `cancel()` is made.
@@ -150,7 +153,7 @@ final class Transfer: @unchecked Sendable {
       stage = .cancelledWhileMaking
     case .running(let task):
       stage = .cancelled(task, phase: phase(of: task))
-      TaskQueue.calls.async { task.cancel() }
+      calls.async { task.cancel() }
     case .cancelledBeforeMade, .cancelledWhileMaking, .cancelled, .answered, .ended:
       break
     }
@@ -301,7 +304,7 @@ final class Transfer: @unchecked Sendable {
         client?.transferEnded(.data(heldBody), response, nil)
       }
       client = nil
-      TaskQueue.calls.async { task.cancel() }
+      calls.async { task.cancel() }
       return false
     }
 

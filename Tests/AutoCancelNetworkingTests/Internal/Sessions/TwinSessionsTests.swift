@@ -42,12 +42,12 @@
     #if compiler(>=6.2)
       @Test("lets a request end that was cancelled before its task was made, its session gone")
       func sessionGoneBeforeTheTaskIsMade() async {
-        // In a process of its own: it holds the process's queue of URLSession calls, and the
+        // In a process of its own: it holds the process's queues of URLSession calls, and the
         // failure it guards against stops the process.
         await offThePool {
           await #expect(processExitsWith: .success) {
             let url = URL(string: "http://127.0.0.1:9/never-made")!
-            TaskQueue.calls.suspend()  // the request waits to be made
+            for lane in TaskQueue.lanes { lane.suspend() }  // the request waits to be made
             var session: URLSession? = URLSession(configuration: .ephemeral)
             let request = Task { [session] in _ = try await session!.data(from: url, in: nil) }
             await waitUntil("the request waits for its task") {
@@ -61,7 +61,7 @@
             // which FoundationNetworking records on its work queue, before it runs this.
             _ = TaskQueue.sync { TwinSessions.shared.invalidateOrphans() }
             await withCheckedContinuation { done in twin.getAllTasks { _ in done.resume() } }
-            TaskQueue.calls.resume()
+            for lane in TaskQueue.lanes { lane.resume() }
             await libraryQueueDrained()  // the task made, and handed back to the transfer
           }
         }

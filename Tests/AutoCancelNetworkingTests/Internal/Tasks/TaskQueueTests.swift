@@ -39,17 +39,39 @@ struct TaskQueueTests {
         }
       }
       await server.expectRecord(id: id) { $0.bytesSent > 0 }
-      // Suspend the queue that makes the library's cancels: a cancel made there waits, one made
+      // Suspend the queues that make the library's cancels: a cancel made there waits, one made
       // inline would not. Suspended and resumed with nothing awaited in between, and no thread
-      // blocked: the queue is the process's, and other tests' cancels wait while it is held.
-      TaskQueue.calls.suspend()
+      // blocked: the queues are the process's, and other tests' cancels wait while they are held.
+      for lane in TaskQueue.lanes { lane.suspend() }
       bag.cancelAll()
       let stateWhileHeld = task.state
-      TaskQueue.calls.resume()
+      for lane in TaskQueue.lanes { lane.resume() }
       #expect(stateWhileHeld == .running, "URLSessionTask.cancel() ran on the cancelling thread")
       let record = await server.expectRecord(id: id)
       #expect(record?.clientWentAway == true)
     }
+  }
+
+  @Test("makes one request's URLSession calls while another request's call still waits")
+  func requestsDoNotWaitForEachOther() async {
+    // Objects of requests; two of them whose calls are made on different lanes.
+    let requests = (0..<16).map { _ in NSObject() }
+    let waiting = requests[0]
+    guard
+      let other = requests.first(where: {
+        TaskQueue.calls(for: $0) !== TaskQueue.calls(for: waiting)
+      })
+    else {
+      Issue.record("sixteen requests all make their calls on one lane")
+      return
+    }
+    let released = Gate()
+    let otherCallMade = Gate()
+    // A call that waits, as a `cancel()` waits for a busy FoundationNetworking.
+    TaskQueue.calls(for: waiting).async { released.wait() }
+    TaskQueue.calls(for: other).async { otherCallMade.open() }
+    await otherCallMade.wait()
+    released.open()
   }
 }
 
@@ -66,7 +88,9 @@ struct TaskQueueTests {
           await cache.asked.wait()
           bag.cancelAll()
           // The library has looked once: the cache has not answered, so it did not cancel.
-          await withCheckedContinuation { done in TaskQueue.calls.async { done.resume() } }
+          await withCheckedContinuation { done in
+            TaskQueue.calls(for: task).async { done.resume() }
+          }
           #expect(task.state == .running, "the task was cancelled while its lookup was pending")
           cache.answer.open()
           #expect((await ended.error as? URLError)?.code == .cancelled)
