@@ -130,7 +130,7 @@ public struct URLSessionSavings: Sendable, Hashable, CustomStringConvertible {
 
   /// Turns the account on for every request the library starts from now on. Call it at
   /// launch, before the first request; a second call does nothing. Any thread: it waits for
-  /// the library's queue of URLSession calls, for the calls queued before it to be made.
+  /// the library's queue of requests, which never waits for URLSession.
   ///
   /// While it is on, a request the library cancelled takes one short lock more when it ends;
   /// requests that complete cost nothing more.

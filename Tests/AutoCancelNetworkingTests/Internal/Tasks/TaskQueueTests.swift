@@ -11,7 +11,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite("The library's queue of URLSession calls", timeLimit(minutes: 1))
+@Suite("The library's queues of URLSession calls", timeLimit(minutes: 1))
 struct TaskQueueTests {
 
   /// How the task is bound to its bag.
