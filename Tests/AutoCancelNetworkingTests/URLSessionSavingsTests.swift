@@ -135,6 +135,7 @@ struct URLSessionSavingsTests {
       let url = server.url("/slow?size=\(size)&chunk=4096&interval_ms=20&id=body")
       let ended = form.start(url, in: bag, session: session)
       await server.expectRecord(id: "body") { $0.bytesSent >= 16_384 }
+      await clientHoldsHead(id: "body")
       bag.end()
       await ended.value
       await waitUntil("the cancel is counted") { counted().cancelled > 0 }
@@ -168,18 +169,9 @@ struct URLSessionSavingsTests {
   func unknownLength() async throws {
     try await withCountedServer { server, bag, counted in
       let url = server.url("/slow?size=50000000&chunk=16384&interval_ms=20&chunked=1&id=chunked")
-      // A stream: its call returns once the library holds the response's head, which the
-      // server having sent bytes does not tell (under load they can sit in the socket unread).
-      let firstChunk = Gate()
-      let ended = Task {
-        guard let (body, _) = try? await session.stream(for: URLRequest(url: url), in: bag) else {
-          return
-        }
-        do {
-          for try await _ in body { firstChunk.open() }
-        } catch {}
-      }
-      await firstChunk.wait()
+      let ended = BoundForm.asyncCall.start(url, in: bag, session: session)
+      await server.expectRecord(id: "chunked") { $0.bytesSent >= 65_536 }
+      await clientHoldsHead(id: "chunked")
       bag.end()
       await ended.value
       await waitUntil("the cancel is counted") { counted().cancelled > 0 }
@@ -218,6 +210,33 @@ struct URLSessionSavingsTests {
     }
   }
 
+  /// Returns once the client's task for the request `id` holds its response's head: the
+  /// phase the library counts a cancel in is the client's, and bytes the server sent can sit
+  /// unread in the socket on a loaded machine. The task is the session's own (a raw task) or,
+  /// on Linux, its twin's (a task the library made).
+  func clientHoldsHead(id: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+    var sessions = [session]
+    #if canImport(FoundationNetworking)
+      sessions.append(TaskQueue.sync { TwinSessions.shared.twin(for: session).session })
+    #endif
+    var task: URLSessionTask?
+    for session in sessions where task == nil {
+      let tasks = await withCheckedContinuation { done in
+        session.getAllTasks { done.resume(returning: $0) }
+      }
+      task = tasks.first { $0.originalRequest?.url?.query?.contains("id=\(id)") == true }
+    }
+    guard let task else {
+      Issue.record("no task of the client asks for \(id)", sourceLocation: sourceLocation)
+      return
+    }
+    // The signs of a head that the library reads too: FoundationNetworking sets a raw task's
+    // expected length with the head, and its response only at the end.
+    await waitUntil("the client holds the head of \(id)", sourceLocation: sourceLocation) {
+      task.response != nil || task.countOfBytesExpectedToReceive != 0
+    }
+  }
+
   @Test("counts a caller that joined a shared download as one join")
   func sharedJoin() async throws {
     try await withCountedServer { server, _, counted in
@@ -228,6 +247,7 @@ struct URLSessionSavingsTests {
       // Mid-body, as in the mid-body test above: four chunks past the head, not just the head,
       // so that the cancel below comes while the body is being received.
       await server.expectRecord(id: "shared") { $0.bytesSent >= 65_536 }
+      await clientHoldsHead(id: "shared")
       let second = Task { try await shared.data(for: request, session: session) }
       await waitUntil("both callers share the download") {
         counted().joinedSharedRequests == 1
