@@ -215,9 +215,10 @@ struct URLSessionSavingsTests {
   /// unread in the socket on a loaded machine. The task is the session's own (a raw task) or,
   /// on Linux, its twin's (a task the library made).
   func clientHoldsHead(id: String, sourceLocation: SourceLocation = #_sourceLocation) async {
-    var sessions = [session]
     #if canImport(FoundationNetworking)
-      sessions.append(TaskQueue.sync { TwinSessions.shared.twin(for: session).session })
+      let sessions = [session, TaskQueue.sync { TwinSessions.shared.twin(for: session).session }]
+    #else
+      let sessions = [session]
     #endif
     var task: URLSessionTask?
     for session in sessions where task == nil {
