@@ -1,10 +1,11 @@
 // The one place where the core touches platform C libraries.
 //
 // Synchronization's `Mutex` ships on Apple platforms from iOS 18 / macOS 15 only, so the
-// core uses the platform's own primitive: `os_unfair_lock` on Apple platforms and
-// `pthread_mutex_t` elsewhere. Built like swift-nio's `NIOLock`: the lock is the tail
-// element of a `ManagedBuffer` whose header is the guarded state, so state and lock share
-// one heap allocation that never moves (neither primitive may be copied once in use).
+// core uses a primitive of its own platform: `os_unfair_lock` on Apple platforms, a futex word
+// (`autocancel_lock`, in the package's C target) on Linux and Android, and `pthread_mutex_t`
+// elsewhere. Built like swift-nio's `NIOLock`: the lock is the tail element of a
+// `ManagedBuffer` whose header is the guarded state, so state and lock share one heap
+// allocation that never moves (no primitive may be copied once in use).
 
 #if canImport(Darwin)
   import Darwin
@@ -18,9 +19,16 @@
   #error("AutoCancel needs a platform lock: Darwin, Glibc, Musl or Android.")
 #endif
 
+#if os(Linux) || os(Android)
+  import CAutoCancelAtomics
+#endif
+
 #if canImport(Darwin)
   /// The platform's non-recursive lock.
   @usableFromInline typealias LockPrimitive = os_unfair_lock
+#elseif os(Linux) || os(Android)
+  /// A futex word: 0 unlocked, 1 locked, 2 locked with threads waiting.
+  @usableFromInline typealias LockPrimitive = UInt32
 #else
   /// The platform's non-recursive lock.
   @usableFromInline typealias LockPrimitive = pthread_mutex_t
@@ -28,40 +36,23 @@
 
 extension UnsafeMutablePointer where Pointee == LockPrimitive {
   /// Prepares the lock at this address; call once before any other use.
-  ///
-  /// Debug builds use an error-checking mutex, so that locking twice on one thread or
-  /// unlocking from another fails loudly instead of deadlocking.
   func initializeLock() {
     #if canImport(Darwin)
       initialize(to: os_unfair_lock())
+    #elseif os(Linux) || os(Android)
+      initialize(to: 0)
     #else
       initialize(to: pthread_mutex_t())
-      #if DEBUG
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        defer { pthread_mutexattr_destroy(&attributes) }
-        pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_ERRORCHECK))
-        let result = pthread_mutex_init(self, &attributes)
-        precondition(result == 0, "pthread_mutex_init failed: \(result)")
-      #elseif canImport(Glibc) || canImport(Musl)
-        // The zeros written above are `PTHREAD_MUTEX_INITIALIZER` in glibc and musl: a plain
-        // mutex, ready without a call (with the destroy skipped below, about 70 instructions:
-        // 7% of making and ending an empty bag).
-      #else
-        let result = pthread_mutex_init(self, nil)
-        precondition(result == 0, "pthread_mutex_init failed: \(result)")
-      #endif
+      let result = pthread_mutex_init(self, nil)
+      precondition(result == 0, "pthread_mutex_init failed: \(result)")
     #endif
   }
 
   /// Tears the lock down; call once, when nobody can use it any more.
   func deinitializeLock() {
-    #if !canImport(Darwin)
-      // A plain glibc or musl mutex holds nothing to destroy: release builds skip the call.
-      #if DEBUG || !(canImport(Glibc) || canImport(Musl))
-        let result = pthread_mutex_destroy(self)
-        precondition(result == 0, "pthread_mutex_destroy failed: \(result)")
-      #endif
+    #if !canImport(Darwin) && !os(Linux) && !os(Android)
+      let result = pthread_mutex_destroy(self)
+      precondition(result == 0, "pthread_mutex_destroy failed: \(result)")
     #endif
     deinitialize(count: 1)
   }
@@ -70,13 +61,11 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
   func lock() {
     #if canImport(Darwin)
       os_unfair_lock_lock(self)
+    #elseif os(Linux) || os(Android)
+      autocancel_lock(self)
     #else
       let result = pthread_mutex_lock(self)
-      #if DEBUG
-        precondition(result == 0, "pthread_mutex_lock failed: \(result)")
-      #else
-        _ = result
-      #endif
+      precondition(result == 0, "pthread_mutex_lock failed: \(result)")
     #endif
   }
 
@@ -84,13 +73,11 @@ extension UnsafeMutablePointer where Pointee == LockPrimitive {
   func unlock() {
     #if canImport(Darwin)
       os_unfair_lock_unlock(self)
+    #elseif os(Linux) || os(Android)
+      autocancel_unlock(self)
     #else
       let result = pthread_mutex_unlock(self)
-      #if DEBUG
-        precondition(result == 0, "pthread_mutex_unlock failed: \(result)")
-      #else
-        _ = result
-      #endif
+      precondition(result == 0, "pthread_mutex_unlock failed: \(result)")
     #endif
   }
 }
