@@ -77,7 +77,8 @@ final class Transfer: @unchecked Sendable {
   }
 
   /// Starts the task, resumed by the library: made and resumed on its lane of ``TaskQueue``,
-  /// never on the caller's thread. A request cancelled first is reported never sent, and nothing is made.
+  /// never on the caller's thread. A request cancelled first is reported never sent, and
+  /// nothing is made.
   func start(on session: URLSession) {
     dispatchPrecondition(condition: .onQueue(TaskQueue.queue))
     instruments = RequestInstruments.shared.ofNewRequest()
