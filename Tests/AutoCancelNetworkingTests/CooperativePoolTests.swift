@@ -21,6 +21,7 @@ struct CooperativePoolTests {
   /// blocks; then lets the library's queue go, from a thread of its own, and returns whether
   /// the server saw every request before the pool was given back.
   static func requestsReachTheServerWhileThePoolIsHeld(count: Int) async throws -> Bool {
+    FreshURLCache.prepare()
     let server = LoopbackHTTPServer()
     try server.start()
     let session = URLSession(configuration: .default)

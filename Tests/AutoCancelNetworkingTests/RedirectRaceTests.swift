@@ -22,6 +22,7 @@ struct RedirectRaceTests {
   /// `count` requests of one form to a route that redirects to itself, each cancelled through
   /// its bag 0–10 ms (seeded) after its start; returns once every one has ended.
   static func race(form: String, seed: UInt64, count: Int) async throws {
+    FreshURLCache.prepare()
     let server = LoopbackHTTPServer()
     try server.start()
     defer { server.stop() }

@@ -21,6 +21,7 @@ package func withServer<Result>(
   isolation: isolated (any Actor)? = #isolation,
   _ body: (LoopbackHTTPServer) async throws -> Result
 ) async throws -> Result {
+  FreshURLCache.prepare()
   let server = LoopbackHTTPServer()
   try server.start()
   let result: Result

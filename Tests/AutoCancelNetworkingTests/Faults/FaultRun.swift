@@ -56,6 +56,7 @@ final class FaultRun: Sendable {
     self.seed = seed
     self.requestTimeout = requestTimeout
     descriptorsAtStart = try openFileDescriptorCount()
+    FreshURLCache.prepare()
     var servers: [SessionKind: LoopbackHTTPServer] = [:]
     for kind in SessionKind.allCases {
       let server = LoopbackHTTPServer()

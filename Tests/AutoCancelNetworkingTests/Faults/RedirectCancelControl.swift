@@ -32,6 +32,7 @@ enum RedirectCancelControl {
   /// (`HTTPURLProtocol.swift:705`: "Received callback for HTTP redirection, but we're not
   /// waiting for it").
   static func run(seed: UInt64, count: Int) async throws {
+    FreshURLCache.prepare()
     let server = LoopbackHTTPServer()
     try server.start()
     defer { server.stop() }
