@@ -44,6 +44,31 @@ struct AutoCancellableTests {
     #expect(bag.count == 0)
   }
 
+  @Test(
+    "watches an added Task at utility priority: a background task added from above it is raised to utility, and no higher"
+  )
+  func taskWatcherRunsAtUtility() async {
+    let bag = CancelBag()
+    let priority = Protected<TaskPriority?>(nil)
+    let done = Gate()
+    // Reads its own priority until the test has seen what it waited for: only the watcher
+    // awaits it, so only the watcher can raise it.
+    let task = Task.detached(priority: .background) {
+      while !done.hasOpened {
+        let current = Task.currentPriority
+        priority.withLock { $0 = current }
+        try? await Task.sleep(nanoseconds: 1_000_000)
+      }
+    }
+    // Added from code above utility.
+    await Task.detached(priority: .userInitiated) { _ = bag.add(task) }.value
+    await waitUntil("the watcher raised the task to utility") { priority.current == .utility }
+    done.open()
+    await task.value
+    #expect(priority.current == .utility)
+    await waitUntil("the task left the bag") { bag.count == 0 }
+  }
+
   @Test("is adopted by value types, which the bag boxes once and cancels once")
   func valueTypesConform() {
     let bag = CancelBag()
