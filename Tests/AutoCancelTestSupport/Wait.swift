@@ -10,11 +10,10 @@ import Testing
 /// time limit, so that a missed outcome fails with the wait's message, naming what it waited
 /// for, instead of as a bare time-out.
 ///
-/// Not yet the 20 s it should be: the slowest waits of a full run, each a test waiting for a
-/// Swift task to be scheduled while about 470 tests start together on two cores, take 11 s
-/// plain on a quiet machine and up to 40 s under ThreadSanitizer on a busy one (RELIABILITY.md,
-/// "Runs under load"), though the tests' URLSession calls and exit tests no longer hold a
-/// thread of the cooperative pool (``onNewThread(_:)``, ``offThePool(isolation:_:)``).
+/// Not yet the 20 s it should be: with both CPUs kept busy, the slowest waits of a full run
+/// take 7.8 s plain and 4.7 s under AddressSanitizer, but 16 to 24 s under ThreadSanitizer,
+/// each a test waiting for a Swift task to be scheduled in the first seconds of the run, while
+/// about 470 tests start together on two cores (RELIABILITY.md, "Runs under load").
 package let waitBound: Double = 45
 
 /// Returns once `condition` holds: the one way the tests wait for an outcome.
