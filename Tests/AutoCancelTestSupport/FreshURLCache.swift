@@ -12,7 +12,7 @@ import Foundation
 /// the process, and on every lookup that its memory does not answer it lists that directory;
 /// the ephemeral configuration's cache lists the same directory. Answers stored by tests (each
 /// run's own port in their URLs) piled up there run after run: with 364 of them, 10,000
-/// requests on a default session took 101 s under ThreadSanitizer instead of 11 s, and the
+/// requests on a default session took 101 s under ThreadSanitizer instead of 12 s, and the
 /// lookups, made on the lowest-priority global queue, held a loaded machine's requests past
 /// their tests' time limits.
 ///

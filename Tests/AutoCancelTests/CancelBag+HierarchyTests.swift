@@ -76,7 +76,7 @@ struct ChildBagTests {
   @Test("leaves its parent as soon as it goes away, so a long-lived parent stays small")
   func detachesOnDeinit() async {
     let parent = CancelBag()
-    // On a thread of its own, not the cooperative pool's: seconds of CPU under a sanitizer.
+    // On a thread of its own, not the cooperative pool's: a long loop under a sanitizer.
     let linkCounts = await onNewThread {
       var linkCounts: Set<Int> = []  // the parent's links while each child lives
       for _ in 0..<10_000 {
