@@ -61,7 +61,8 @@ struct SharedRequestsTests {
     }
 
     /// Starts `count` callers of `key` on `shared`, each sharing this request, and returns
-    /// them once the request has started.
+    /// them once the request has started and every one of them has joined it: a caller whose
+    /// task has not run yet would start a request of its own if the first one had ended.
     func callers<Key>(
       _ count: Int, of key: Key, on shared: SharedRequests<Key, Int>,
       sourceLocation: SourceLocation = #_sourceLocation
@@ -70,6 +71,9 @@ struct SharedRequestsTests {
         Task { try await shared.value(for: key, operation: run) }
       }
       await started(sourceLocation: sourceLocation)
+      await waitUntil("all \(count) callers share the request", sourceLocation: sourceLocation) {
+        shared.callerCount(for: key) == count
+      }
       return callers
     }
 
@@ -92,7 +96,7 @@ struct SharedRequestsTests {
     let request = Request()
     let callers = await request.callers(5, of: "a", on: shared)
     #expect(shared.count == 1)
-    await waitUntil("all five callers share the request") { shared.callerCount(for: "a") == 5 }
+    #expect(shared.callerCount(for: "a") == 5)
     #expect(shared.callerCount(for: "b") == 0)
     request.complete(with: .success(42))
     for caller in callers { #expect(try await caller.value == 42) }
@@ -195,10 +199,6 @@ struct SharedRequestsTests {
     let shared = SharedRequests<Int, Int>()
     let request = Request()
     let callers = await request.callers(Int(random.next() % 4 + 1), of: 1, on: shared)
-    // A caller still on its way in would find the result gone and rightly start anew.
-    await waitUntil("every caller shares the request, \(TestSeed.describe(seed))") {
-      shared.callerCount(for: 1) == callers.count
-    }
     let cancelFirst = random.next() % 2 == 0
     if cancelFirst {
       for caller in callers { caller.cancel() }
