@@ -60,10 +60,10 @@ struct AppScopePatternTests {
   /// Returns once `cancellations` holds a reason: the bag reported a cancel, which it does
   /// after the work has left it.
   nonisolated static func waitUntilReported(
-    _ cancellations: Protected<[CancellationReason]>,
+    _ cancellations: Protected<[CancellationReason]>, timeout: Double = waitBound,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async {
-    await waitUntil("the bag reported a cancel", sourceLocation: sourceLocation) {
+    await waitUntil("the bag reported a cancel", timeout: timeout, sourceLocation: sourceLocation) {
       !cancellations.current.isEmpty
     }
   }
@@ -157,12 +157,14 @@ struct AppScopePatternTests {
       // 20 s: the deadline must fall while the server holds the upload, and in the first
       // seconds of a full run under ThreadSanitizer a request can take more than 5 s to reach
       // the server at all; a 5 s limit then cut it before the server held it.
+      let limit = 20
       screen?.saveDraft(
-        body, to: heldUploadReadSlowly(on: server, id: "deadline"), within: .seconds(20))
+        body, to: heldUploadReadSlowly(on: server, id: "deadline"), within: .seconds(limit))
       await waitUntilHeld("deadline", on: server)
       screen = nil
-      // The limit cut the upload, which the server holds.
-      await Self.waitUntilReported(cancellations)
+      // The limit cut the upload, which the server holds: due up to `limit` seconds from now,
+      // so the wait for it counts its bound from then.
+      await Self.waitUntilReported(cancellations, timeout: Double(limit) + waitBound)
       #expect(cancellations.current == [.timedOut])
       await Self.waitUntilEmpty(app)
       await libraryQueueDrained()  // the task's cancel, made on the library's queue

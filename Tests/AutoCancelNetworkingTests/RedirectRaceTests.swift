@@ -47,10 +47,10 @@ struct RedirectRaceTests {
         bag.cancelAll()
       }
     }
-    let done = await waitUntil("every request ended", timeout: 30) { ended.current == count }
+    let done = await waitUntil("every request ended") { ended.current == count }
     if !done { exit(2) }
     // The connections closed: nothing of the library's is still winding down at exit.
-    _ = await server.waitForConnections(timeout: 10) { $0.open == 0 }
+    _ = await server.waitForConnections(timeout: waitBound) { $0.open == 0 }
   }
 
   // The exit test passes its arguments through a capture list (Swift Testing 6.3).

@@ -49,7 +49,7 @@ struct SharedRequestsURLSessionTests {
       var leaving: Owner? = Owner()
       let staying = Owner()
       let left = leaving!.cancelBag.task { try await shared.data(for: request, session: session) }
-      _ = try #require(await server.waitForRecord(id: "stay", where: { $0.bytesSent > 0 }))
+      _ = try #require(await server.expectRecord(id: "stay", where: { $0.bytesSent > 0 }))
       let stays = staying.cancelBag.task { try await shared.data(for: request, session: session) }
       await waitUntil("both owners share the download") { shared.callerCount(for: request) == 2 }
       leaving = nil  // its bag ends: its task stops waiting, the download goes on
@@ -58,7 +58,7 @@ struct SharedRequestsURLSessionTests {
       // The download goes on: the server keeps sending to a client that is still there.
       let sentAtLeave = try #require(server.record(id: "stay")).bytesSent
       let goingOn = try #require(
-        await server.waitForRecord(id: "stay") {
+        await server.expectRecord(id: "stay") {
           $0.bytesSent > sentAtLeave + 65_536 || $0.clientWentAway
         })
       #expect(!goingOn.clientWentAway)
@@ -77,13 +77,13 @@ struct SharedRequestsURLSessionTests {
       let tasks = owners.map { owner in
         owner.cancelBag.task { try await shared.data(for: request, session: session) }
       }
-      _ = try #require(await server.waitForRecord(id: "all-gone", where: { $0.bytesSent > 0 }))
+      _ = try #require(await server.expectRecord(id: "all-gone", where: { $0.bytesSent > 0 }))
       owners.removeAll()
       for task in tasks {
         await #expect(throws: CancellationError.self) { try await task.value }
       }
       let record = try #require(
-        await server.waitForRecord(id: "all-gone", where: { $0.clientWentAway }))
+        await server.expectRecord(id: "all-gone", where: { $0.clientWentAway }))
       #expect(record.bytesSent < 50_000_000)
     }
   }

@@ -67,7 +67,7 @@ struct URLSessionAutoCancelTests {
       let sentAtRelease = server.record(id: "mid")?.bytesSent ?? 0
       _ = owner.take()  // the last reference: the owner's deinit ends its bag
       #expect((await ended.error as? URLError)?.code == .cancelled)
-      let record = try #require(await server.waitForRecord(id: "mid"))
+      let record = try #require(await server.expectRecord(id: "mid"))
       let sentAfter = record.bytesSent - sentAtRelease
       print("owner released mid-download: the server sent \(sentAfter) bytes after the release")
       #expect(record.clientWentAway)

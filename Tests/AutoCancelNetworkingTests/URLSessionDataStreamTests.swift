@@ -16,8 +16,7 @@ struct URLSessionDataStreamTests {
     try await withServerAndBag { server, bag in
       let body = try await server.streamLongBody(id: "break", in: bag)
       for try await _ in body { break }
-      let record = await server.waitForRecord(
-        id: "break", timeout: 30, where: { $0.clientWentAway })
+      let record = await server.expectRecord(id: "break") { $0.clientWentAway }
       #expect(record?.clientWentAway == true)
       #expect((record?.bytesSent ?? .max) < 50_000_000)
       #expect(bag.count == 0)
@@ -41,8 +40,7 @@ struct URLSessionDataStreamTests {
       for await _ in reading { break }  // the reader is iterating
       reader.cancel()
       await #expect(throws: CancellationError.self) { try await reader.value }
-      let record = await server.waitForRecord(
-        id: "consumer", timeout: 30, where: { $0.clientWentAway })
+      let record = await server.expectRecord(id: "consumer") { $0.clientWentAway }
       #expect(record?.clientWentAway == true)
     }
   }

@@ -5,17 +5,11 @@ import Testing
 /// How long a test waits for an outcome before it gives up, in seconds.
 ///
 /// A safety net, not a measurement: far longer than any outcome takes on a loaded machine
-/// under ThreadSanitizer (scripts/reliability/under-load.sh reports the slowest wait of its
-/// runs), so that passing it means the outcome will never come. Under the suites' one-minute
-/// time limit, so that a missed outcome fails with the wait's message, naming what it waited
-/// for, instead of as a bare time-out.
-///
-/// Not yet the 20 s it should be: with both CPUs kept busy, the slowest waits of a full run
-/// take up to 9.2 s plain and 4.7 s under AddressSanitizer, but 16.5 to 23.7 s under
-/// ThreadSanitizer, each a test waiting for a Swift task to be scheduled in the first seconds
-/// of the run, while about 470 tests start together on two cores (RELIABILITY.md, "Runs under
-/// load").
-package let waitBound: Double = 45
+/// (scripts/reliability/under-load.sh reports the slowest wait of its runs), so that passing
+/// it means the outcome will never come. A third of the suites' one-minute time limit, so that
+/// a missed outcome fails with the wait's message, naming what it waited for, instead of as a
+/// bare time-out.
+package let waitBound: Double = 20
 
 /// Returns once `condition` holds: the one way the tests wait for an outcome.
 ///

@@ -224,7 +224,7 @@ final class FaultRun: Sendable {
 
     // Every call returns or throws, once, as the table says.
     let answered = await waitUntil(
-      "\(name): every call returns or throws", timeout: requestTimeout + 30
+      "\(name): every call returns or throws", timeout: requestTimeout + waitBound
     ) { outcomes.everyCallerAnswered }
     if !answered { problems.append("hang: a call neither returned nor threw") }
     for (caller, received) in outcomes.all.enumerated() {
@@ -236,21 +236,24 @@ final class FaultRun: Sendable {
       }
     }
     if expectation.serverSeesTheClientLeave {
-      let left = await server.waitForRecord(id: id, timeout: 10) { $0.clientWentAway }
-      if left == nil { problems.append("the server never saw the client leave") }
+      let left = await server.expectRecord(id: id) { $0.clientWentAway }
+      if left == nil {
+        let record = server.record(id: id).map { String(describing: $0) } ?? "no record"
+        problems.append("the server never saw the client leave: \(record)")
+      }
     }
 
     // Nothing is left behind: bags empty (finished raw tasks leave within a second), owners
     // freed.
     if cell.trigger != .ownerReleased {
-      let emptied = await waitUntil("\(name): the bags empty themselves", timeout: 5) {
+      let emptied = await waitUntil("\(name): the bags empty themselves") {
         started.ownBags.allSatisfy { $0.count == 0 }
           && owners.peek { $0?.allSatisfy { $0.cancelBag.count == 0 } ?? true }
       }
       if !emptied { problems.append("work stayed in a bag") }
     }
     _ = owners.take()
-    let freed = await waitUntil("\(name): the owners are freed", timeout: 5) {
+    let freed = await waitUntil("\(name): the owners are freed") {
       watched.allSatisfy { $0.owner == nil }
     }
     if !freed { problems.append("an owner was not freed") }
@@ -265,7 +268,7 @@ final class FaultRun: Sendable {
         cell.form, healthy, on: session, owners: [helper], sharedRequests: sharedRequests,
         outcomes: healthOutcomes)
     }
-    await waitUntil("\(name): a normal request after the fault ends", timeout: 30) {
+    await waitUntil("\(name): a normal request after the fault ends") {
       healthOutcomes.everyCallerAnswered
     }
     if let after = healthOutcomes.all[0].first, after != body {
@@ -290,11 +293,11 @@ final class FaultRun: Sendable {
     let released = invalidateOwnSessions()
     for kind in released {
       let server = servers[kind]!
-      let closed = await server.waitForConnections(timeout: 5) { $0.open == 0 }
+      let closed = await server.waitForConnections(timeout: waitBound) { $0.open == 0 }
       if closed == nil {
         problems.append(
           "the \(kind.rawValue) session, invalidated and released, still has"
-            + " \(server.connections.open) connections open to its server after 5 s")
+            + " \(server.connections.open) connections open to its server after \(waitBound) s")
       }
     }
     for server in servers.values { await server.stop() }
@@ -302,7 +305,7 @@ final class FaultRun: Sendable {
     let start = descriptorsAtStart
     var now = (try? openFileDescriptorCount()) ?? Int.max
     // Other suites open and close descriptors meanwhile: give them time to settle.
-    let bounded = await waitUntil("descriptors back to at most \(start) + \(slack)", timeout: 30) {
+    let bounded = await waitUntil("descriptors back to at most \(start) + \(slack)") {
       now = (try? openFileDescriptorCount()) ?? Int.max
       return now <= start + slack
     }

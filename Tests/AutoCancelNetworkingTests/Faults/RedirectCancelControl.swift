@@ -49,7 +49,7 @@ enum RedirectCancelControl {
       let delay = generator.within(0...10_000)
       cancels.asyncAfter(deadline: .now() + .microseconds(delay)) { task.cancel() }
     }
-    await waitUntil("every task of the control ended", timeout: 30) {
+    await waitUntil("every task of the control ended") {
       delegate.ended.current == count
     }
   }

@@ -30,12 +30,11 @@
       var session: URLSession? = URLSession(configuration: .ephemeral)
       try await streamBodies(6, on: session!, from: server)
       let twin = WeakSession(TaskQueue.sync { TwinSessions.shared.twin(for: session!).session })
-      #expect(await server.waitForConnections(timeout: 5) { $0.open > 0 } != nil)
+      #expect(await server.expectConnections("a connection is open") { $0.open > 0 } != nil)
       session!.finishTasksAndInvalidate()
       session = nil
       await waitUntil("the twin is freed") { twin.session == nil }
-      let closed = await server.waitForConnections(timeout: waitBound) { $0.open == 0 }
-      #expect(closed != nil, "the twin's connections stayed open at the server")
+      await server.expectConnections("the twin's connections closed") { $0.open == 0 }
     }
 
     // An exit test (Swift Testing 6.2).
