@@ -75,6 +75,7 @@ struct CooperativePoolTests {
     func requestsReachTheServer() async {
       await offThePool {
         await #expect(processExitsWith: .success) {
+          closeInheritedSockets()
           guard try await CooperativePoolTests.requestsReachTheServerWhileThePoolIsHeld(count: 8)
           else { exit(1) }
         }

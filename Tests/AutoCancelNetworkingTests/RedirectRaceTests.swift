@@ -63,6 +63,7 @@ struct RedirectRaceTests {
       await offThePool {
         await #expect(processExitsWith: .success, "\(form), \(TestSeed.describe(seed))") {
           [form = form as String, seed = seed as UInt64] in
+          closeInheritedSockets()
           try await RedirectRaceTests.race(form: form, seed: seed, count: 64)
         }
       }

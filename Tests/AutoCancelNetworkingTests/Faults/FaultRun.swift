@@ -116,6 +116,7 @@ final class FaultRun: Sendable {
             cell = cell as FaultCell, number = number as Int, delay = delay as UInt64,
             seed = seed as UInt64, timeout = requestTimeout as Double, log = log as String
           ] in
+          closeInheritedSockets()
           try await FaultRun.runInChildProcess(
             cell, number: number, delay: delay, seed: seed, requestTimeout: timeout, log: log)
         }

@@ -17,6 +17,7 @@ struct RedirectCancelControlTests {
           processExitsWith: .failure, observing: [\.standardErrorContent],
           "plain Foundation survived cancels during redirects, \(TestSeed.describe(seed))"
         ) { [seed = seed as UInt64] in
+          closeInheritedSockets()
           try await RedirectCancelControl.run(seed: seed, count: 64)
         }
       }

@@ -20,6 +20,7 @@ struct LeakSanitizerCanaryTests {
           processExitsWith: .failure, observing: [\.standardErrorContent],
           "a child process that leaked bags exited as if it had not"
         ) {
+          closeInheritedSockets()
           LeakCanary.leakCyclesOfBags()
           Sanitizers.checkForLeaksNow()
         }

@@ -45,6 +45,7 @@
         // failure it guards against stops the process.
         await offThePool {
           await #expect(processExitsWith: .success) {
+            closeInheritedSockets()
             let url = URL(string: "http://127.0.0.1:9/never-made")!
             for lane in TaskQueue.lanes { lane.suspend() }  // the request waits to be made
             var session: URLSession? = URLSession(configuration: .ephemeral)
@@ -71,6 +72,7 @@
         // In a process of its own, so that no other test's sockets are counted.
         await offThePool {
           await #expect(processExitsWith: .success) {
+            closeInheritedSockets()
             let server = LoopbackHTTPServer()
             try server.start()
             let start = try openFileDescriptorCount()
