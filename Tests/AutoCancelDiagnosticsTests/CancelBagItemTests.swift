@@ -23,7 +23,11 @@ struct CancelBagItemTests {
     let bag = CancelBag()
     let gate = Gate()
     bag.add(RecordingWork())
-    let boxed = Task<Int, Never> { 1 }
+    // Held until the snapshot: a finished task leaves its bag by itself.
+    let boxed = Task<Int, Never> {
+      await gate.wait()
+      return 1
+    }
     bag.add(boxed)
     bag.add { _ in }
     bag.add(DispatchWorkItem {})
@@ -39,6 +43,7 @@ struct CancelBagItemTests {
       ])
     gate.open()
     _ = await launched.value
+    _ = await boxed.value
   }
 
   @Test("shows labels and keys, and ages only for work added with a label or a key")
