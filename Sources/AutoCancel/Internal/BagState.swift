@@ -47,7 +47,7 @@ struct BagState: Sendable {
   /// The smallest sweep threshold: small enough that finished work leaves soon, large enough
   /// that a sweep is worth its extra lock trip. At 16 rather than 32, fewer finished items wait
   /// and their memory is reused sooner: in the bench's S8 (bind and complete through the
-  /// one-liner), 1.73–1.93× an add+finish of the same run instead of 1.85–2.06×, and 592–976
+  /// one-liner), 1.73–1.95× an add+finish of the same run instead of 1.85–2.06×, and 592–976
   /// bytes held instead of 1,904–2,128, for about 45 more instructions per add.
   static let minimumSweepThreshold = 16
   /// Links, keys, details, observers, memberships, deadline: nil until one is needed, and
