@@ -215,7 +215,7 @@ struct BagState: Sendable {
   /// Takes every item out, or every item but the links, to cancel after the lock. O(1): the
   /// table is handed over whole, and links live apart. Keys are left to `removeAllKeyMembers`.
   mutating func removeAll(keepingLinks: Bool) -> TakenItems {
-    var taken = TakenItems(slots: table.removeAll(), details: [:])
+    var taken = TakenItems(slots: table.removeAll())
     if let extras {
       taken.details = extras.details
       extras.details = [:]

@@ -172,6 +172,11 @@ struct TakenSlots {
     _ body: (_ count: Int, _ slot: (Int) -> UnsafeMutablePointer<Slot>) -> Result
   ) -> Result {
     let count = self.count
+    guard count > 1 else {
+      // Slot 0 alone: the empty array is left as it is (reaching into it for a buffer
+      // pointer would first make a unique copy of it).
+      return withUnsafeMutablePointer(to: &first) { first in body(1) { _ in first } }
+    }
     return withUnsafeMutablePointer(to: &first) { first in
       rest.withUnsafeMutableBufferPointer { rest in
         let base = rest.baseAddress

@@ -10,9 +10,10 @@ struct RemovedItem {
 struct TakenItems {
   /// Slots as they were: free ones hold no work.
   var slots: TakenSlots
-  var details: [UInt64: ItemDetails]
+  /// Details of the items that have them, by sequence.
+  var details = [UInt64: ItemDetails]()
   /// Links to children and linked bags, by sequence; empty when they were kept.
-  var links: [UInt64: StoredWork] = [:]
+  var links = [UInt64: StoredWork]()
 
   /// Takes the work out, oldest first, and hands it to `body`: for items taken with no
   /// details and no links, when there is no one to tell.
