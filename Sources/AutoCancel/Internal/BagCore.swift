@@ -403,7 +403,7 @@ struct BagCore: Sendable {
       (TakenItems, KeyEffects?, [Observer]?, [StoredWork], AttachedInstrument?) = withLock {
         state in
         state.countCancelled(state.count, reason: reason, trigger: .cancelAll)
-        let removed = state.removeAll(keepingLinks: true)
+        let removed = state.removeAllButLinks()
         let links = state.extras.map { Array($0.links.values) } ?? []
         return (
           removed, state.removeAllKeyMembers(), state.observersToNotify, links,
@@ -436,12 +436,14 @@ struct BagCore: Sendable {
       // An instrumented bag has extras from its start.
       let tally =
         state.extras?.instrument == nil ? nil : state.closeTally(reason: reason, trigger: trigger)
-      let removed = state.removeAll(keepingLinks: false)
+      let slots = state.removeAllSlots()
       // Nothing that came from users outlives the end (observers, memberships, timer), but the
-      // keys of tasks that have not returned yet.
+      // keys of tasks that have not returned yet. The extras taken keep the details and links
+      // of what was taken, so that the decision stays small: a larger one was copied out of
+      // the lock with `memmove`, about 4% of the time of a bag with one item.
       let extras = state.takeExtrasAtEnd()
       extras?.tallyOfEnd = tally
-      return .cancel(removed, extras: extras)
+      return .cancel(slots, extras: extras)
     }
     // Consumed, so that the slots taken are held once and cancelled in place: matched from a
     // live value, they would be copied, an allocation and a retain per item.
@@ -450,26 +452,29 @@ struct BagCore: Sendable {
       return false
     case .nothingHeld:
       return true
-    case .cancel(var removed, nil):
+    case .cancel(let slots, nil):
       // Plain work and nobody to tell (no details, links, observers, memberships, timer, keys
       // or instrument): only the cancels, without an item to describe each one.
+      var removed = TakenItems(slots: consume slots)
       removed.forEachWorkOldestFirst { $0._cancel(for: _BagCancellation(reason)) }
       return true
-    case .cancel(var removed, let extras):
-      extras?.deadlineTimer?._cancel(for: _BagCancellation(reason))
-      for membership in extras?.memberships ?? [] { membership.finish() }
-      let observers = extras?.observersToNotify
-      var watch = CancelledWork.Batch(extras?.instrument)
+    case .cancel(let slots, let extras?):
+      var removed = TakenItems(
+        slots: consume slots, details: extras.details, links: extras.links)
+      extras.deadlineTimer?._cancel(for: _BagCancellation(reason))
+      for membership in extras.memberships { membership.finish() }
+      let observers = extras.observersToNotify
+      var watch = CancelledWork.Batch(extras.instrument)
       var cancelled = 0
       removed.forEachOldestFirst {
         if !$0.flags.contains(.link) { cancelled += 1 }
         finishCancelling($0, reason: reason, observers: observers, watch: &watch)
       }
       watch.start()
-      extras?.keyEffectsOfEnd?.perform()
-      if let attached = extras?.instrument {
+      extras.keyEffectsOfEnd?.perform()
+      if let attached = extras.instrument {
         attached.instrument.bagEnded(attached.bag, reason: reason, cancelled: cancelled)
-        if let tally = extras?.tallyOfEnd {
+        if let tally = extras.tallyOfEnd {
           attached.instrument.workCounted(tally, in: attached.bag)
         }
       }
@@ -481,9 +486,10 @@ struct BagCore: Sendable {
     case alreadyEnded
     /// The bag held no work and had no one to tell.
     case nothingHeld
-    /// Work to cancel, and the extras taken out of the state (observers to tell, memberships
-    /// to finish, the deadline's timer to stop, what its keys' end decided).
-    case cancel(TakenItems, extras: BagExtras?)
+    /// The slots taken out, and the extras taken out of the state (the details and links of
+    /// what was taken, observers to tell, memberships to finish, the deadline's timer to stop,
+    /// what its keys' end decided).
+    case cancel(TakenSlots, extras: BagExtras?)
   }
 
   /// Cancels work already taken out of the table, tells observers, and has the work watched

@@ -212,21 +212,24 @@ struct BagState: Sendable {
     return previous
   }
 
-  /// Takes every item out, or every item but the links, to cancel after the lock. O(1): the
-  /// table is handed over whole, and links live apart. Keys are left to `removeAllKeyMembers`.
-  mutating func removeAll(keepingLinks: Bool) -> TakenItems {
-    var taken = TakenItems(slots: table.removeAll())
+  /// Takes every item but the links out, with their details, to cancel after the lock. O(1):
+  /// the table is handed over whole, and links live apart. Keys are left to
+  /// `removeAllKeyMembers`.
+  mutating func removeAllButLinks() -> TakenItems {
+    var taken = TakenItems(slots: removeAllSlots())
     if let extras {
       taken.details = extras.details
       extras.details = [:]
-      if !keepingLinks {
-        taken.links = extras.links
-        extras.links = [:]
-      }
     }
+    return taken
+  }
+
+  /// Takes every slot out, to cancel after the lock, and leaves the details and links of what
+  /// it took in the extras: for the end, which takes the extras whole (`takeExtrasAtEnd`).
+  mutating func removeAllSlots() -> TakenSlots {
     finishReporters = []
     sweepThreshold = BagState.minimumSweepThreshold
-    return taken
+    return table.removeAll()
   }
 
   // MARK: Keys
