@@ -194,15 +194,14 @@ extension CancelBag {
     key: (any Hashable & Sendable)?, label: String?, policy: KeyPolicy = .replace,
     file: StaticString, line: UInt
   ) -> (launch: BagTask, name: String?)? {
-    let core = self.core
-    let cancellation = TaskCancellation(core: core)
+    let cancellation = withCore { TaskCancellation(core: $0) }
     // Compared, not bound: binding would copy the key, an existential, on every launch.
     guard key != nil else {
       let registration = add(cancellation, label: label, file: file, line: line)
       // A task without a key is named after its label alone: no string is made.
       return (BagTask(cancellation: cancellation, registration: registration, turn: nil), label)
     }
-    return core.launch(
+    return cancellation.core.launch(
       cancellation, key: key, label: label, policy: policy,
       callSite: keepsCallSites ? ItemCallSite(fileID: file, line: line) : nil)
   }

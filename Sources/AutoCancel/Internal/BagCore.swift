@@ -27,6 +27,20 @@ struct BagCore: Sendable {
     locked = Locked(unretainedWord: word)
   }
 
+  /// Runs `body` with the core whose storage `word` names, from ``retainedWord()``, without a
+  /// reference of its own: for a holder of the word that outlives the call.
+  @inlinable
+  static func withUnretainedWord<Result>(
+    _ word: UInt, _ body: (BagCore) throws -> Result
+  ) rethrows -> Result {
+    try Locked.withUnretainedWord(word) { try body(BagCore(locked: $0)) }
+  }
+
+  @inlinable
+  init(locked: Locked<BagState>) {
+    self.locked = locked
+  }
+
   /// The storage as a word, with a reference to it of its own; give it back with
   /// ``release(word:)``.
   func retainedWord() -> UInt { locked.retainedWord() }

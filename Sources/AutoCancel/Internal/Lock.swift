@@ -167,6 +167,23 @@ package struct Locked<State: Sendable>: @unchecked Sendable {
       .takeUnretainedValue()
   }
 
+  /// Runs `body` with the `Locked` whose storage `word` names, from ``retainedWord()``, without
+  /// a reference of its own: for a holder of the word that outlives the call. Taking a
+  /// reference (``init(unretainedWord:)``) costs a retain and a release, both atomic.
+  @inlinable
+  package static func withUnretainedWord<Result>(
+    _ word: UInt, _ body: (Locked) throws -> Result
+  ) rethrows -> Result {
+    try Unmanaged<LockStorage<State>>
+      .fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
+      ._withUnsafeGuaranteedRef { try body(Locked(storage: $0)) }
+  }
+
+  @inlinable
+  init(storage: LockStorage<State>) {
+    self.storage = storage
+  }
+
   /// Gives back the reference that ``retainedWord()`` took.
   package static func release(word: UInt) {
     Unmanaged<LockStorage<State>>

@@ -73,7 +73,7 @@ final class TaskCancellation: ReasonAwareCancellable, WrappingWork, StopReportin
   private static let cancelledTasks = Locked<[Int: CancellationReason]>([:])
 
   /// The bag's core, whose lock guards `state`.
-  let core: BagCore
+  @usableFromInline let core: BagCore
   /// Unchecked by the runtime: the lock of `core` orders every access, and each of the three
   /// accesses of a launch (`attach`, `begin`, the end of its run) cost a dynamic exclusivity
   /// check, about 75 instructions each (callgrind, release).
