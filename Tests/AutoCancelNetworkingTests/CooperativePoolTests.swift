@@ -73,13 +73,16 @@ struct CooperativePoolTests {
     @Test(
       "reach the server, measured there, while every thread of the cooperative pool is held")
     func requestsReachTheServer() async {
-      await offThePool {
+      let errors = ChildStandardError("pool-held")
+      let result = await offThePool {
         await #expect(processExitsWith: .success) {
           closeInheritedSockets()
+          ChildStandardError("pool-held").sendToParent()
           guard try await CooperativePoolTests.requestsReachTheServerWhileThePoolIsHeld(count: 8)
           else { exit(1) }
         }
       }
+      errors.recordIfFailed(result)
     }
   #endif
 }

@@ -60,13 +60,16 @@ struct RedirectRaceTests {
       arguments: ["stream", "data"], TestSeed.fresh(count: 2))
     func survive(form: String, seed: UInt64) async {
       print("redirect race, \(form): \(TestSeed.describe(seed))")
-      await offThePool {
+      let errors = ChildStandardError("redirect-race-\(form)-\(seed)")
+      let result = await offThePool {
         await #expect(processExitsWith: .success, "\(form), \(TestSeed.describe(seed))") {
           [form = form as String, seed = seed as UInt64] in
           closeInheritedSockets()
+          ChildStandardError("redirect-race-\(form)-\(seed)").sendToParent()
           try await RedirectRaceTests.race(form: form, seed: seed, count: 64)
         }
       }
+      errors.recordIfFailed(result)
     }
   #endif
 

@@ -43,9 +43,11 @@
       func sessionGoneBeforeTheTaskIsMade() async {
         // In a process of its own: it holds the process's queues of URLSession calls, and the
         // failure it guards against stops the process.
-        await offThePool {
+        let errors = ChildStandardError("twin-session-gone")
+        let result = await offThePool {
           await #expect(processExitsWith: .success) {
             closeInheritedSockets()
+            ChildStandardError("twin-session-gone").sendToParent()
             let url = URL(string: "http://127.0.0.1:9/never-made")!
             for lane in TaskQueue.lanes { lane.suspend() }  // the request waits to be made
             var session: URLSession? = URLSession(configuration: .ephemeral)
@@ -65,14 +67,17 @@
             await libraryQueueDrained()  // the task made, and handed back to the transfer
           }
         }
+        errors.recordIfFailed(result)
       }
 
       @Test("leaves at most a few descriptors behind after three rounds of sessions, each gone")
       func descriptorsStayBounded() async {
         // In a process of its own, so that no other test's sockets are counted.
-        await offThePool {
+        let errors = ChildStandardError("twin-descriptors")
+        let result = await offThePool {
           await #expect(processExitsWith: .success) {
             closeInheritedSockets()
+            ChildStandardError("twin-descriptors").sendToParent()
             let server = LoopbackHTTPServer()
             try server.start()
             let start = try openFileDescriptorCount()
@@ -87,6 +92,7 @@
             guard bounded else { exit(1) }
           }
         }
+        errors.recordIfFailed(result)
       }
     #endif
   }
