@@ -34,13 +34,15 @@ extension CancelBag {
     _ work: Work, key: any Hashable & Sendable, policy: AddPolicy, label: String? = nil,
     file: StaticString = #fileID, line: UInt = #line
   ) -> CancelRegistration {
-    Work._add(
-      work,
-      to: _BagInsertion(
-        core: core,
-        details: .make(
-          label: label, key: key, policy: policy.keyPolicy,
-          callSite: keepsCallSites ? ItemCallSite(fileID: file, line: line) : nil)))
+    withCore { core in
+      Work._add(
+        work,
+        to: _BagInsertion(
+          core: core,
+          details: .make(
+            label: label, key: key, policy: policy.keyPolicy,
+            callSite: keepsCallSites ? ItemCallSite(fileID: file, line: line) : nil)))
+    }
   }
 
   /// Cancels all work under `key`: registered, running or waiting for its turn, oldest first.

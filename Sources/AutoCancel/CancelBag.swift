@@ -97,20 +97,16 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   }
 
   /// The bag's core, made now if it was not: the state and lock that its registrations and
-  /// tasks share, and hold instead of the bag.
-  ///
-  /// Usable from inline code, so that the inlinable adds read it with one atomic load.
-  @inlinable
-  var core: BagCore {
-    let word = autocancel_word_load(coreWordAddress)
-    return word != 0 ? BagCore(unretainedWord: word) : makeCore()
-  }
+  /// tasks share, and hold instead of the bag. A reference of the caller's own; the adds use
+  /// ``withCore(_:)``.
+  var core: BagCore { withCore { $0 } }
 
   /// Runs `body` with the bag's core, made now if it was not, without a reference of its own:
   /// the bag keeps its core while it lives, and the caller holds the bag.
   ///
   /// Usable from inline code, so that the inlinable adds reach the core with one atomic load
-  /// and no retain: ``core`` takes a reference, a retain and a release per add, both atomic.
+  /// and no retain: taking a reference (``core``) costs a retain and a release per add, both
+  /// atomic.
   @inlinable
   func withCore<Result>(_ body: (BagCore) throws -> Result) rethrows -> Result {
     let word = autocancel_word_load(coreWordAddress)
@@ -121,7 +117,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
   /// The bag's core if it was made: for what reads the bag without changing it.
   var madeCore: BagCore? {
     let word = autocancel_word_load(coreWordAddress)
-    return word != 0 ? BagCore(unretainedWord: word) : nil
+    return word != 0 ? BagCore.withUnretainedWord(word) { $0 } : nil
   }
 
   /// The address of ``coreWord``: the start of the bag's stored properties.
@@ -138,7 +134,7 @@ public final class CancelBag: Sendable, CustomDebugStringConvertible {
     let word = made.retainedWord()
     if autocancel_word_compare_exchange(coreWordAddress, 0, word) { return made }
     BagCore.release(word: word)
-    return BagCore(unretainedWord: autocancel_word_load(coreWordAddress))
+    return BagCore.withUnretainedWord(autocancel_word_load(coreWordAddress)) { $0 }
   }
 
   // MARK: Adding work

@@ -20,15 +20,9 @@ struct BagCore: Sendable {
     locked = Locked(BagState())
   }
 
-  /// The core whose storage `word` names, from ``retainedWord()``, while that reference is
-  /// held: how a bag keeps its core in one atomic word.
-  @inlinable
-  init(unretainedWord word: UInt) {
-    locked = Locked(unretainedWord: word)
-  }
-
   /// Runs `body` with the core whose storage `word` names, from ``retainedWord()``, without a
-  /// reference of its own: for a holder of the word that outlives the call.
+  /// reference of its own: for a holder of the word that outlives the call (how a bag keeps
+  /// its core in one atomic word). A copy that `body` keeps takes its own reference.
   @inlinable
   static func withUnretainedWord<Result>(
     _ word: UInt, _ body: (BagCore) throws -> Result

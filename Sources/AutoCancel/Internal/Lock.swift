@@ -158,25 +158,20 @@ package struct Locked<State: Sendable>: @unchecked Sendable {
     UInt(bitPattern: Unmanaged.passRetained(storage).toOpaque())
   }
 
-  /// The `Locked` whose storage `word` names, from ``retainedWord()``, while that reference
-  /// is held.
+  /// The storage that `word`, from ``retainedWord()``, names.
   @inlinable
-  package init(unretainedWord word: UInt) {
-    storage = Unmanaged<LockStorage<State>>
-      .fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
-      .takeUnretainedValue()
+  static func storage(word: UInt) -> Unmanaged<LockStorage<State>> {
+    Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
   }
 
   /// Runs `body` with the `Locked` whose storage `word` names, from ``retainedWord()``, without
-  /// a reference of its own: for a holder of the word that outlives the call. Taking a
-  /// reference (``init(unretainedWord:)``) costs a retain and a release, both atomic.
+  /// a reference of its own: for a holder of the word that outlives the call. A copy of the
+  /// `Locked` that `body` keeps takes its own reference.
   @inlinable
   package static func withUnretainedWord<Result>(
     _ word: UInt, _ body: (Locked) throws -> Result
   ) rethrows -> Result {
-    try Unmanaged<LockStorage<State>>
-      .fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
-      ._withUnsafeGuaranteedRef { try body(Locked(storage: $0)) }
+    try storage(word: word)._withUnsafeGuaranteedRef { try body(Locked(storage: $0)) }
   }
 
   @inlinable
@@ -186,8 +181,6 @@ package struct Locked<State: Sendable>: @unchecked Sendable {
 
   /// Gives back the reference that ``retainedWord()`` took.
   package static func release(word: UInt) {
-    Unmanaged<LockStorage<State>>
-      .fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
-      .release()
+    storage(word: word).release()
   }
 }
